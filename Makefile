@@ -1,0 +1,48 @@
+# Two commands on a fresh machine: `make demo` and `make test` (see README).
+# Both create .venv when needed and install the exact versions in requirements.lock;
+# the stamp makes a re-run cheap when neither the lock nor pyproject.toml changed.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.mqcap-installed
+
+.PHONY: venv demo test lint unit bench lock docs clean
+
+venv: $(STAMP)
+
+$(STAMP): requirements.lock pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@touch $(STAMP)
+
+demo: venv
+	$(BIN)/mqcap demo
+
+lint: venv
+	$(BIN)/ruff check pipelines tests bench
+	$(BIN)/ruff format --check pipelines tests bench
+	$(BIN)/sqlfluff lint models macros data-tests --disable-progress-bar --processes 2
+
+unit: venv
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
+
+test: lint unit
+
+bench: venv
+	$(BIN)/python -m bench
+
+docs: venv
+	$(BIN)/mqcap build --docs
+
+# Re-resolve the lock from pyproject.toml (needs the package index; run on purpose).
+lock:
+	rm -rf /tmp/mqcap-lock && $(PYTHON) -m venv /tmp/mqcap-lock
+	/tmp/mqcap-lock/bin/pip install --quiet -e '.[dev]'
+	{ echo "# Exact versions of every dependency (direct and transitive), installed by 'make venv'."; \
+	  echo "# Regenerate on purpose with 'make lock' after changing pyproject.toml."; \
+	  /tmp/mqcap-lock/bin/pip freeze --all --exclude-editable | grep -vE "^(mqcap|pip)=="; } > requirements.lock
+
+clean:
+	rm -rf $(VENV) data/warehouse.duckdb* reports/_output target logs

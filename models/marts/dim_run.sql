@@ -1,0 +1,54 @@
+-- One row per run: study, run, workload point, configuration labels, interval, baseline.
+with runs as (
+    select * from {{ ref('stg_manifest__runs') }}
+),
+
+labels as (
+    select
+        run_key,
+        max(case when label = 'protection' then value end) as protection,
+        max(case when label = 'cipher' then value end) as cipher,
+        max(case when label = 'tls_version' then value end) as tls_version,
+        max(case when label = 'key_bits' then value end) as key_bits_text,
+        max(case when label = 'key_strength' then value end) as key_strength,
+        max(case when label = 'cipher_prefix' then value end) as cipher_prefix,
+        max(case when label = 'sslrkeyc' then value end) as sslrkeyc,
+        count(*) as label_count
+    from {{ ref('stg_manifest__run_labels') }}
+    group by run_key
+)
+
+select
+    runs.run_key,
+    runs.study,
+    runs.run_id,
+    runs.description,
+    runs.configuration,
+    runs.workload_type,
+    runs.message_bytes,
+    runs.persistence,
+    runs.threads,
+    runs.target_rate_per_s,
+    runs.recipients,
+    runs.channels,
+    runs.manifest_transactions,
+    runs.interval_start,
+    runs.interval_end,
+    {{ dbt.datediff('runs.interval_start', 'runs.interval_end', 'second') }} as interval_s,
+    runs.system_id,
+    runs.qmgr,
+    labels.protection,
+    labels.cipher,
+    labels.tls_version,
+    cast(labels.key_bits_text as {{ dbt.type_int() }}) as key_bits,
+    labels.key_strength,
+    labels.cipher_prefix,
+    labels.sslrkeyc,
+    coalesce(labels.label_count, 0) as label_count,
+    runs.labels_json,
+    coalesce(runs.baseline_run_id, runs.run_id) as baseline_run_id,
+    runs.study || '/' || coalesce(runs.baseline_run_id, runs.run_id) as baseline_run_key,
+    coalesce(runs.baseline_run_id, runs.run_id) = runs.run_id as is_baseline,
+    runs.source_file as manifest_file
+from runs
+left join labels on runs.run_key = labels.run_key

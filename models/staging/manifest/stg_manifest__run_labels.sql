@@ -1,0 +1,13 @@
+-- One row per run and configuration label (free key/values from the manifest).
+with source as (
+    select * from {{ source('manifest', 'run_label') }}
+)
+
+select
+    study || '/' || run_id as run_key,
+    study || '/' || run_id || '/' || label as run_label_key,
+    study,
+    run_id,
+    lower(label) as label,
+    value
+from source

@@ -1,0 +1,28 @@
+-- One row per run manifest: what a run measured.
+with source as (
+    select * from {{ source('manifest', 'run_manifest') }}
+)
+
+select
+    study || '/' || run_id as run_key,
+    study,
+    run_id,
+    description,
+    configuration,
+    interval_start,
+    interval_end,
+    upper(system_id) as system_id,
+    upper(qmgr) as qmgr,
+    workload_type,
+    message_bytes,
+    persistence,
+    threads,
+    target_rate_per_s,
+    recipients,
+    transactions as manifest_transactions,
+    channels,
+    baseline_run_id,
+    labels_json,
+    file_id,
+    source_file
+from source

@@ -1,0 +1,132 @@
+"""Run dbt (dbt-duckdb) on the warehouse: staging -> intermediate -> marts, with its tests.
+
+dbt runs as a subprocess of the same virtualenv so its DuckDB connection is the only writer;
+the run_results.json it writes is read back for a summary and for failures by name.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mqcap import warehouse
+from mqcap.errors import DataError
+from mqcap.progress import Progress
+from mqcap.settings import Settings
+
+
+@dataclass
+class BuildResult:
+    command: list[str]
+    returncode: int
+    counts: dict[str, int] = field(default_factory=dict)  # status -> nodes
+    failures: list[str] = field(default_factory=list)
+    elapsed_s: float = 0.0
+    log_tail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+    def summary(self) -> str:
+        parts = ", ".join(f"{n} {s}" for s, n in sorted(self.counts.items()))
+        return f"dbt build: {parts or 'nothing run'} in {self.elapsed_s:.1f}s"
+
+
+def dbt_executable() -> list[str]:
+    """The dbt of this interpreter's environment (never one found elsewhere on PATH)."""
+    candidate = Path(sys.executable).parent / "dbt"
+    if candidate.exists():
+        return [str(candidate)]
+    found = shutil.which("dbt")
+    if found:
+        return [found]
+    return [sys.executable, "-m", "dbt.cli.main"]
+
+
+def run_dbt(
+    settings: Settings, args: list[str], progress: Progress | None = None
+) -> subprocess.CompletedProcess:
+    """Run ``dbt <args>`` in the project with mqcap's warehouse; output streamed to progress."""
+    progress = progress or Progress()
+    target = settings.warehouse.parent / "target"
+    cmd = [
+        *dbt_executable(),
+        *args,
+        "--project-dir",
+        str(settings.project_root),
+        "--profiles-dir",
+        str(settings.project_root),
+        "--target-path",
+        str(target),
+        "--log-path",
+        str(settings.warehouse.parent / "logs"),
+    ]
+    proc = subprocess.Popen(
+        cmd,
+        cwd=settings.project_root,
+        env=settings.dbt_env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    lines: list[str] = []
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        lines.append(line.rstrip())
+        if " OK " in line or " PASS " in line or " ERROR " in line or " FAIL " in line:
+            progress.advance(1, line.split("[")[0].strip()[-50:])
+    proc.wait()
+    return subprocess.CompletedProcess(cmd, proc.returncode, "\n".join(lines), "")
+
+
+def build(
+    settings: Settings,
+    select: list[str] | None = None,
+    progress: Progress | None = None,
+    docs: bool = False,
+) -> BuildResult:
+    """``dbt build`` (models + tests), optionally limited by dbt selectors; raises on failure.
+
+    Example:
+        result = build(Settings.load())
+        print(result.summary())
+    """
+    progress = progress or Progress()
+    # Landing tables must exist before dbt resolves sources, even for formats never dropped.
+    with warehouse.connect(settings.warehouse) as con:
+        warehouse.ensure_schema(con)
+    args = ["build"]
+    if select:
+        args += ["--select", *select]
+    progress.start("dbt build", total=None, unit="nodes")
+    proc = run_dbt(settings, args, progress)
+    result = _read_results(settings, proc)
+    if docs and result.ok:
+        run_dbt(settings, ["docs", "generate"], progress)
+    if not result.ok:
+        detail = "; ".join(result.failures[:10]) or result.log_tail
+        raise DataError(f"dbt build failed: {detail}")
+    return result
+
+
+def _read_results(settings: Settings, proc: subprocess.CompletedProcess) -> BuildResult:
+    result = BuildResult(
+        proc.args, proc.returncode, log_tail="\n".join(proc.stdout.splitlines()[-15:])
+    )
+    path = settings.warehouse.parent / "target" / "run_results.json"
+    if not path.exists():
+        return result
+    data = json.loads(path.read_text())
+    result.elapsed_s = float(data.get("elapsed_time", 0.0))
+    for r in data.get("results", []):
+        status = str(r.get("status"))
+        result.counts[status] = result.counts.get(status, 0) + 1
+        if status in ("error", "fail", "runtime error"):
+            msg = (r.get("message") or "").splitlines()
+            result.failures.append(f"{r.get('unique_id')}: {msg[0] if msg else status}")
+    return result

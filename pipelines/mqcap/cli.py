@@ -1,0 +1,337 @@
+"""The ``mqcap`` command: a thin layer over the library. Exit codes: 0 ok, 1 data problems, 2 usage."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from mqcap import warehouse
+from mqcap.errors import MqcapError, UsageError
+from mqcap.progress import make_progress
+from mqcap.settings import Settings
+
+
+class _Group(click.Group):
+    """Maps library exceptions to one clean line on stderr and the documented exit code."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except MqcapError as exc:
+            click.echo(f"mqcap: error: {exc}", err=True)
+            sys.exit(exc.exit_code)
+
+
+def _settings(ctx: click.Context) -> Settings:
+    return ctx.obj["settings"]
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--warehouse",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="DuckDB warehouse file [env MQCAP_WAREHOUSE; default data/warehouse.duckdb].",
+)
+@click.option(
+    "--raw",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Raw drop folder, data/raw/<study>/<run>/ [env MQCAP_RAW; default data/raw].",
+)
+@click.option("-q", "--quiet", is_flag=True, help="No progress output.")
+@click.version_option(package_name="mqcap")
+@click.pass_context
+def main(ctx: click.Context, warehouse: Path | None, raw: Path | None, quiet: bool) -> None:
+    """mqcap: raw IBM MQ performance measurements -> DuckDB warehouse -> MP16-style reports.
+
+    Drop raw files in data/raw/<study>/<run>/ with a run.yaml manifest, then `mqcap run`.
+
+    \b
+    Example:
+      mqcap run                      # ingest what is new, build, validate, render
+      mqcap sql "select * from marts.fct_driver_results"
+    """
+    ctx.ensure_object(dict)
+    ctx.obj["settings"] = Settings.load(warehouse=warehouse, raw=raw, quiet=quiet)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.pass_context
+def ingest(ctx: click.Context, paths: tuple[Path, ...]) -> None:
+    """Land new or changed raw files (default: the whole raw root) in the warehouse.
+
+    Identical files are skipped; a changed file replaces its own rows; bad files are set aside
+    with the reason (see `mqcap status`). Exit 1 when a file was set aside.
+
+    \b
+    Example:
+      mqcap ingest data/raw/attls/ssl-2k
+    """
+    from mqcap.ingest import ingest as do_ingest
+
+    s = _settings(ctx)
+    with make_progress(s.quiet) as progress:
+        report = do_ingest(s, list(paths) or None, progress)
+    click.echo(report.summary())
+    for o in report.set_aside:
+        click.echo(
+            f"  set aside: {o.path}" + (f" ({o.position})" if o.position else "") + f": {o.reason}"
+        )
+    sys.exit(1 if report.set_aside else 0)
+
+
+@main.command()
+@click.option("--select", "-s", multiple=True, help="dbt node selection (default: everything).")
+@click.option("--docs", is_flag=True, help="Also run `dbt docs generate`.")
+@click.pass_context
+def build(ctx: click.Context, select: tuple[str, ...], docs: bool) -> None:
+    """Build staging -> intermediate -> marts with dbt, and run its tests.
+
+    \b
+    Example:
+      mqcap build --select +fct_driver_results
+    """
+    from mqcap.build import build as do_build
+
+    s = _settings(ctx)
+    with make_progress(s.quiet) as progress:
+        result = do_build(s, list(select) or None, progress, docs=docs)
+    click.echo(result.summary())
+
+
+@main.command()
+@click.option(
+    "--scope",
+    type=click.Choice(["landing", "mart", "all"]),
+    default="all",
+    show_default=True,
+    help="Which boundary to check.",
+)
+@click.pass_context
+def validate(ctx: click.Context, scope: str) -> None:
+    """Run the Great Expectations suites in expectations/ on the warehouse.
+
+    Exit 1 when a check fails; each failure names suite, expectation, table, run and file.
+
+    \b
+    Example:
+      mqcap validate --scope mart
+    """
+    from mqcap.validate import validate as do_validate
+
+    s = _settings(ctx)
+    with make_progress(s.quiet) as progress:
+        report = do_validate(s, scope, None, progress)
+    click.echo(report.summary())
+    for f in report.failures:
+        click.echo(f"  FAILED {f.message()}")
+    sys.exit(0 if report.ok else 1)
+
+
+@main.command()
+@click.option("--study", multiple=True, help="Study to render (repeatable; default: all).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["html", "pdf", "all"]),
+    default="all",
+    show_default=True,
+)
+@click.pass_context
+def report(ctx: click.Context, study: tuple[str, ...], fmt: str) -> None:
+    """Render the study reports (Quarto documents) to HTML and/or PDF.
+
+    Uses the Quarto CLI when it is on PATH, else mqcap's own renderer.
+
+    \b
+    Example:
+      mqcap report --study attls --format pdf
+    """
+    from mqcap.reports import render_reports
+
+    s = _settings(ctx)
+    with make_progress(s.quiet) as progress:
+        result = render_reports(s, list(study) or None, fmt, progress=progress)
+    for path in result.paths():
+        click.echo(str(path))
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["html", "pdf", "all"]), default="all")
+@click.option(
+    "--force", is_flag=True, help="Rebuild and render even with nothing new or failed checks."
+)
+@click.option("--no-reports", is_flag=True, help="Stop after validating the marts.")
+@click.pass_context
+def run(
+    ctx: click.Context, paths: tuple[Path, ...], fmt: str, force: bool, no_reports: bool
+) -> None:
+    """Ingest what changed, build, validate, and render the affected reports.
+
+    \b
+    Example:
+      mqcap run                # everything new under the raw root
+      mqcap run --force        # render even where checks failed (the report says which)
+    """
+    from mqcap.pipeline import run as do_run
+
+    s = _settings(ctx)
+    with make_progress(s.quiet) as progress:
+        result = do_run(s, list(paths) or None, fmt, force, not no_reports, progress)
+    _print_run(s, result)
+
+
+def _print_run(s: Settings, result) -> None:
+    from mqcap.pipeline import report_paths, warehouse_totals
+
+    click.echo(result.ingest.summary())
+    for o in result.ingest.set_aside:
+        click.echo(
+            f"  set aside: {o.path}" + (f" ({o.position})" if o.position else "") + f": {o.reason}"
+        )
+    if result.nothing_new:
+        click.echo("nothing new: warehouse and reports are up to date")
+        sys.exit(1 if result.ingest.set_aside else 0)
+    if result.build:
+        click.echo(result.build.summary())
+    for v in (result.landing, result.marts):
+        for f in v.failures if v else []:
+            click.echo(f"  FAILED {f.message()}")
+    if result.reports:
+        for study, why in result.reports.skipped.items():
+            click.echo(f"  report of {study} not rendered: {why}")
+        for path in report_paths(result):
+            click.echo(f"report: {path}")
+    t = warehouse_totals(s)
+    passed, total = result.checks()
+    click.echo(
+        f"summary: {t['runs']} runs, {t['files']} files, {t['rows']} rows, "
+        f"{passed}/{total} checks passed"
+        + (f", {t['set_aside']} file(s) set aside" if t["set_aside"] else "")
+    )
+    sys.exit(1 if result.data_problems else 0)
+
+
+@main.command()
+@click.pass_context
+def demo(ctx: click.Context) -> None:
+    """Run the whole pipeline on the bundled sample studies (data/sample/).
+
+    Uses its own warehouse (data/demo/warehouse.duckdb) so your data is untouched, and ends by
+    printing the report paths and a one-line summary.
+
+    \b
+    Example:
+      mqcap demo && mqcap --warehouse data/demo/warehouse.duckdb status
+    """
+    from mqcap.pipeline import demo_settings
+    from mqcap.pipeline import run as do_run
+
+    s = demo_settings(_settings(ctx))
+    click.echo(f"demo: raw files {s.raw_root}, warehouse {s.warehouse}")
+    with make_progress(s.quiet) as progress:
+        result = do_run(s, None, "all", True, True, progress)
+    _print_run(s, result)
+
+
+@main.command()
+@click.argument("query", required=False)
+@click.option(
+    "-f", "--file", "sql_file", type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv", "json"]),
+    default="table",
+    show_default=True,
+)
+@click.option("--max-rows", type=int, default=100, show_default=True, help="Rows shown as a table.")
+@click.pass_context
+def sql(
+    ctx: click.Context, query: str | None, sql_file: Path | None, fmt: str, max_rows: int
+) -> None:
+    """Run a read-only SQL query on the warehouse.
+
+    Schemas: landing (raw rows), staging, intermediate, marts, meta (ledger, checks).
+
+    \b
+    Example:
+      mqcap sql "select configuration, message_bytes, round_trip_us from marts.fct_driver_results"
+      mqcap sql -f my_query.sql --format csv > out.csv
+    """
+    import duckdb
+
+    if (query is None) == (sql_file is None):
+        raise UsageError("give a QUERY or -f FILE (one of them)")
+    text = query if query is not None else sql_file.read_text()
+    s = _settings(ctx)
+    with warehouse.connect(s.warehouse, read_only=True) as con:
+        try:
+            rel = con.sql(text)
+        except duckdb.Error as exc:
+            raise UsageError(f"query failed: {str(exc).splitlines()[0]}") from None
+        if rel is None:
+            return
+        try:
+            if fmt == "table":
+                click.echo(rel.limit(max_rows).pl() if rel.shape[0] else rel.pl())
+            elif fmt == "csv":
+                click.echo(rel.pl().write_csv(), nl=False)
+            else:
+                click.echo(json.dumps(rel.pl().to_dicts(), default=str, indent=1))
+        except duckdb.Error as exc:
+            raise UsageError(f"query failed: {str(exc).splitlines()[0]}") from None
+
+
+@main.command()
+@click.pass_context
+def status(ctx: click.Context) -> None:
+    """What is loaded (per study and run), what was set aside and why, and the last checks.
+
+    \b
+    Example:
+      mqcap status
+    """
+    s = _settings(ctx)
+    if not s.warehouse.exists():
+        click.echo(
+            f"no warehouse yet at {s.warehouse}; drop files under {s.raw_root} and `mqcap run`"
+        )
+        return
+    with warehouse.connect(s.warehouse, read_only=True) as con:
+        click.echo(f"warehouse: {s.warehouse}\nraw root:  {s.raw_root}\n")
+        rows = con.execute(
+            """select coalesce(study, '(no run folder)'), count(distinct run_id), count(*),
+                      sum(rows_landed)
+               from meta.ingest_ledger where status = 'loaded' group by 1 order by 1"""
+        ).fetchall()
+        click.echo("loaded:")
+        for study, runs, files, nrows in rows or [("(nothing)", 0, 0, 0)]:
+            click.echo(f"  {study:<30} {runs:>5} runs {files:>6} files {nrows or 0:>12} rows")
+        aside = con.execute(
+            """select path, coalesce(position, ''), reason, retry from meta.ingest_ledger
+               where status = 'set_aside' order by path"""
+        ).fetchall()
+        click.echo(f"\nset aside: {len(aside)} file(s)")
+        for path, pos, reason, retry in aside:
+            when = " [retried on next ingest]" if retry else ""
+            click.echo(f"  {path}{' ' + pos if pos else ''}: {reason}{when}")
+        checks = con.execute(
+            """select suite, success, evaluated, failed, rows_checked, validated_at
+               from meta.validation_result
+               qualify row_number() over (partition by suite order by validated_at desc) = 1
+               order by suite"""
+        ).fetchall()
+        click.echo(f"\nlast checks: {len(checks)} suite(s)")
+        for suite, ok, n, failed, nrows, at in checks:
+            verdict = "ok    " if ok else "FAILED"
+            click.echo(f"  {verdict} {suite:<45} {n - failed}/{n} on {nrows} rows at {at}")
+
+
+if __name__ == "__main__":
+    main()

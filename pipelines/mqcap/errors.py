@@ -1,0 +1,70 @@
+"""Exceptions the CLI maps to clean messages and exit codes.
+
+Exit codes: 0 ok, 1 data problems found, 2 usage error.
+"""
+
+from __future__ import annotations
+
+
+class MqcapError(Exception):
+    """Base class; ``exit_code`` tells the CLI how to end."""
+
+    exit_code = 1
+
+
+class UsageError(MqcapError):
+    """The user asked for something that cannot be done as asked (bad option, unknown study)."""
+
+    exit_code = 2
+
+
+class DataError(MqcapError):
+    """Input data is wrong; the message names the file and the position."""
+
+    exit_code = 1
+
+
+class InputError(DataError):
+    """Bad input in one file, at one position (line number for text, byte offset for binary).
+
+    Example:
+        >>> str(InputError("truncated record", file="smf/a.dat", offset=4096))
+        'smf/a.dat at byte 4096: truncated record'
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str,
+        line: int | None = None,
+        offset: int | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.reason = message
+        self.file = file
+        self.line = line
+        self.offset = offset
+        self.field = field
+        super().__init__(f"{self.where()}: {message}")
+
+    def where(self) -> str:
+        if self.line is not None:
+            return f"{self.file} line {self.line}"
+        if self.offset is not None:
+            return f"{self.file} at byte {self.offset}"
+        return self.file
+
+    @property
+    def position(self) -> str:
+        if self.line is not None:
+            return f"line {self.line}"
+        if self.offset is not None:
+            return f"byte {self.offset}"
+        return ""
+
+
+class WarehouseBusyError(MqcapError):
+    """Another process holds the DuckDB warehouse for writing."""
+
+    exit_code = 1

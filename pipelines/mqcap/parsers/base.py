@@ -1,0 +1,166 @@
+"""The contract every input-format parser follows.
+
+A parser module in ``mqcap.parsers`` exposes ``PARSER``, a :class:`Parser`:
+
+- ``kind``: short name recorded in the ingest ledger (``"driver_csv"``, ``"smf_mq"``...);
+- ``tables``: the landing tables it writes, each a :class:`Table` with typed columns, units in
+  the names; the warehouse creates them all up front so dbt sources always exist;
+- ``sniff(head, name)``: True when the first bytes (up to 64 KiB) look like this format. Content
+  decides; the name is only a tie-breaker;
+- ``parse(ctx)``: a generator of ``(table_name, rows)`` batches. ``rows`` is a list of dicts or a
+  polars DataFrame. Batches keep memory bounded on large files. Every row carries its lineage:
+  ``source_file`` plus ``source_line`` (text) or ``source_offset`` (+ ``source_record``) (binary).
+  Bad input raises ``ctx.error(...)`` naming the position; lines the parser does not know are
+  counted with ``ctx.unknown(...)``, not fatal.
+
+The ingest layer adds ``file_id`` (the ledger row) to every landed row and lands all batches of
+one file in one transaction, so a failure part-way leaves nothing of that file behind.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from mqcap.errors import InputError
+
+# Lineage columns a parser may set, per family of formats.
+TEXT_LINEAGE = {"source_file": "VARCHAR", "source_line": "BIGINT"}
+BINARY_LINEAGE = {"source_file": "VARCHAR", "source_offset": "BIGINT", "source_record": "BIGINT"}
+
+_POLARS_TYPES: dict[str, Any] = {
+    "VARCHAR": pl.Utf8,
+    "BIGINT": pl.Int64,
+    "INTEGER": pl.Int32,
+    "SMALLINT": pl.Int16,
+    "UBIGINT": pl.UInt64,
+    "UINTEGER": pl.UInt32,
+    "DOUBLE": pl.Float64,
+    "BOOLEAN": pl.Boolean,
+    "DATE": pl.Date,
+    "TIMESTAMP": pl.Datetime("us"),
+    "TIME": pl.Time,
+    "BLOB": pl.Binary,
+}
+
+
+def polars_type(duckdb_type: str) -> Any:
+    """Polars dtype for a DuckDB column type used in a :class:`Table`."""
+    try:
+        return _POLARS_TYPES[duckdb_type.upper()]
+    except KeyError:
+        raise ValueError(f"unsupported landing column type {duckdb_type!r}") from None
+
+
+@dataclass(frozen=True)
+class Table:
+    """A landing table: ``landing.<name>``; ``columns`` maps name -> DuckDB type, lineage included.
+
+    Example:
+        Table("driver_results", {"source_file": "VARCHAR", "source_line": "BIGINT",
+                                 "rate_per_s": "DOUBLE"}, "One row per run in a results CSV")
+    """
+
+    name: str
+    columns: dict[str, str]
+    description: str = ""
+
+    def polars_schema(self) -> dict[str, Any]:
+        return {c: polars_type(t) for c, t in self.columns.items()}
+
+    def frame(self, rows: list[dict] | pl.DataFrame) -> pl.DataFrame:
+        """Rows as a DataFrame with exactly this table's typed columns (missing ones NULL)."""
+        if isinstance(rows, pl.DataFrame):
+            df = rows
+        else:
+            df = pl.DataFrame(rows, schema_overrides=None, infer_schema_length=None)
+        unknown = set(df.columns) - set(self.columns)
+        if unknown:
+            raise ValueError(f"landing.{self.name} has no column(s) {sorted(unknown)}")
+        exprs = []
+        for col, typ in self.polars_schema().items():
+            if col in df.columns:
+                exprs.append(pl.col(col).cast(typ, strict=True))
+            else:
+                exprs.append(pl.lit(None, dtype=typ).alias(col))
+        return df.select(exprs) if len(df) else pl.DataFrame(schema=self.polars_schema())
+
+
+@dataclass
+class ParseContext:
+    """What a parser gets: the file, its name for messages and lineage, counters, progress."""
+
+    path: Path
+    source_file: str
+    size: int = 0
+    unknown_lines: Counter = field(default_factory=Counter)
+    skipped: Counter = field(default_factory=Counter)
+    on_progress: Callable[[int], None] | None = None
+
+    def error(
+        self, message: str, *, line: int | None = None, offset: int | None = None
+    ) -> InputError:
+        """An :class:`InputError` naming this file; ``raise ctx.error(...)``."""
+        return InputError(message, file=self.source_file, line=line, offset=offset)
+
+    def unknown(self, what: str = "line", n: int = 1) -> None:
+        self.unknown_lines[what] += n
+
+    def skip(self, what: str, n: int = 1) -> None:
+        self.skipped[what] += n
+
+    def progress(self, bytes_done: int) -> None:
+        if self.on_progress is not None:
+            self.on_progress(bytes_done)
+
+
+Batch = tuple[str, list[dict] | pl.DataFrame]
+
+
+@dataclass(frozen=True)
+class Parser:
+    kind: str
+    description: str
+    tables: tuple[Table, ...]
+    sniff: Callable[[bytes, str], bool]
+    parse: Callable[[ParseContext], Iterator[Batch]]
+    # Lower sniffs first: specific formats before generic CSV.
+    priority: int = 50
+    # "text" formats are decoded as text; "binary" formats are read as bytes.
+    mode: str = "text"
+
+    def table(self, name: str) -> Table:
+        for t in self.tables:
+            if t.name == name:
+                return t
+        raise KeyError(f"{self.kind} declares no landing table {name!r}")
+
+
+def read_text_lines(ctx: ParseContext, *, encoding: str = "utf-8") -> Iterator[tuple[int, str]]:
+    """(line number from 1, line without newline) of a text file; bad encoding names the line.
+
+    Example:
+        for lineno, line in read_text_lines(ctx): ...
+    """
+    done = 0
+    with open(ctx.path, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            done += len(raw)
+            if b"\x00" in raw:
+                raise ctx.error("binary data (NUL byte) in a text file", line=lineno)
+            try:
+                text = raw.decode(encoding)
+            except UnicodeDecodeError as exc:
+                raise ctx.error(
+                    f"not {encoding} text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})",
+                    line=lineno,
+                ) from None
+            if lineno % 10000 == 0:
+                ctx.progress(done)
+            yield lineno, text.rstrip("\r\n")
+        ctx.progress(done)

@@ -1,0 +1,143 @@
+"""Generic load-driver results CSV (FORMATS.md section 7): one row per run.
+
+Header names are case-insensitive; required: ``rate_per_s`` and ``round_trip_us``. Optional:
+``study`` and ``run_id`` (default: the run folder's manifest), ``target_rate_per_s``, ``threads``,
+``message_bytes``, ``transactions``, ``interval_start``, ``interval_end``. Unknown columns are
+kept in ``extra`` as ``name=value`` pairs so nothing is lost.
+
+Example file::
+
+    run_id,rate_per_s,round_trip_us,target_rate_per_s,threads
+    ssl-2k,460.4,2172,,1
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+from datetime import datetime
+
+from mqcap.parsers.base import TEXT_LINEAGE, Batch, ParseContext, Parser, Table, read_text_lines
+
+TABLE = Table(
+    "driver_results",
+    {
+        **TEXT_LINEAGE,
+        "study": "VARCHAR",
+        "run_id": "VARCHAR",
+        "rate_per_s": "DOUBLE",
+        "round_trip_us": "DOUBLE",
+        "target_rate_per_s": "DOUBLE",
+        "threads": "BIGINT",
+        "message_bytes": "BIGINT",
+        "transactions": "BIGINT",
+        "interval_start": "TIMESTAMP",
+        "interval_end": "TIMESTAMP",
+        "extra": "VARCHAR",
+    },
+    "One row per results line of a generic load-driver CSV.",
+)
+
+ALIASES = {
+    "run": "run_id",
+    "rate": "rate_per_s",
+    "rate_per_sec": "rate_per_s",
+    "round_trip": "round_trip_us",
+    "rtt_us": "round_trip_us",
+    "target_rate": "target_rate_per_s",
+    "msg_bytes": "message_bytes",
+}
+REQUIRED = ("rate_per_s", "round_trip_us")
+FLOATS = ("rate_per_s", "round_trip_us", "target_rate_per_s")
+INTS = ("threads", "message_bytes", "transactions")
+TIMES = ("interval_start", "interval_end")
+
+
+def _canonical(name: str) -> str:
+    key = name.strip().lower().replace(" ", "_")
+    return ALIASES.get(key, key)
+
+
+def sniff(head: bytes, name: str) -> bool:
+    try:
+        first = head.decode("utf-8").lstrip("\ufeff").splitlines()[0]
+    except (UnicodeDecodeError, IndexError):
+        return False
+    cols = {_canonical(c) for c in first.split(",")}
+    return all(r in cols for r in REQUIRED)
+
+
+def _number(ctx: ParseContext, lineno: int, col: str, text: str, kind: type) -> float | int | None:
+    text = text.strip()
+    if text == "":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise ctx.error(f"column {col}: expected a number, got {text!r}", line=lineno) from None
+    if kind is int:
+        if not value.is_integer():
+            raise ctx.error(f"column {col}: expected a whole number, got {text!r}", line=lineno)
+        return int(value)
+    return value
+
+
+def _time(ctx: ParseContext, lineno: int, col: str, text: str) -> datetime | None:
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return datetime.fromisoformat(text).replace(tzinfo=None)
+    except ValueError:
+        raise ctx.error(
+            f"column {col}: expected an ISO timestamp, got {text!r}", line=lineno
+        ) from None
+
+
+def parse(ctx: ParseContext) -> Iterator[Batch]:
+    rows: list[dict] = []
+    header: list[str] | None = None
+    for lineno, line in read_text_lines(ctx, encoding="utf-8-sig"):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = next(csv.reader(io.StringIO(line)))
+        if header is None:
+            header = [_canonical(c) for c in fields]
+            missing = [r for r in REQUIRED if r not in header]
+            if missing:
+                raise ctx.error(f"header lacks column(s) {missing}", line=lineno)
+            continue
+        if len(fields) != len(header):
+            raise ctx.error(f"expected {len(header)} fields, found {len(fields)}", line=lineno)
+        row: dict = {"source_file": ctx.source_file, "source_line": lineno}
+        extra = []
+        for col, value in zip(header, fields, strict=True):
+            if col in FLOATS:
+                row[col] = _number(ctx, lineno, col, value, float)
+            elif col in INTS:
+                row[col] = _number(ctx, lineno, col, value, int)
+            elif col in TIMES:
+                row[col] = _time(ctx, lineno, col, value)
+            elif col in ("run_id", "study"):
+                row[col] = value.strip() or None
+            else:
+                extra.append(f"{col}={value}")
+        for col in REQUIRED:
+            if row.get(col) is None:
+                raise ctx.error(f"column {col} is empty", line=lineno)
+        row["extra"] = ";".join(extra) or None
+        rows.append(row)
+    if header is None:
+        raise ctx.error("empty results CSV (no header)", line=1)
+    yield TABLE.name, rows
+
+
+PARSER = Parser(
+    kind="driver_csv",
+    description="Generic load-driver results CSV (rate, round trip, target rate, threads)",
+    tables=(TABLE,),
+    sniff=sniff,
+    parse=parse,
+    priority=80,
+)

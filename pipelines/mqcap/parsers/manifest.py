@@ -1,0 +1,371 @@
+"""The run manifest (FORMATS.md section 8): ``run.yaml`` in each run folder.
+
+It says what a run measured: study, run id, interval, workload point, configuration labels,
+baseline run and which job names are which address space. Every error names the file, the line,
+the field and what was expected. The full format is documented in the README.
+
+Example::
+
+    study: attls
+    run: ssl-chacha-2k
+    configuration: MQ + System SSL
+    interval: {start: 2021-06-01T10:00:00, end: 2021-06-01T10:05:00}
+    workload: {type: request_reply, message_bytes: 2048, persistence: nonpersistent, threads: 1}
+    labels: {protection: system_ssl, cipher: TLS_CHACHA20_POLY1305_SHA256, tls_version: "1.3"}
+    baseline: ssl-chacha-2k
+    jobs: {QML1MSTR: MSTR, QML1CHIN: CHIN, TCPIP: TCPIP}
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from datetime import date, datetime
+from typing import Any
+
+import yaml
+
+from mqcap.errors import InputError
+from mqcap.parsers.base import TEXT_LINEAGE, Batch, ParseContext, Parser, Table
+
+MANIFEST_NAMES = ("run.yaml", "run.yml")
+ROLES = ("MSTR", "CHIN", "TCPIP", "AMSM", "APP", "OTHER")
+WORKLOAD_TYPES = ("request_reply", "streaming", "put_get", "channel_start", "channel_stop", "other")
+PERSISTENCE = ("persistent", "nonpersistent")
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,79}$")
+
+TOP_FIELDS = {
+    "study": "the study name (letters, digits, _ . + -)",
+    "run": "the run id, unique in the study",
+    "description": "free text",
+    "configuration": "the configuration's display name",
+    "interval": "a mapping with start and end timestamps",
+    "system": "the z/OS system id (SMF SID), 1-4 characters",
+    "qmgr": "the queue manager name",
+    "workload": "a mapping: type, message_bytes, persistence, threads, target_rate_per_s, ...",
+    "labels": "a mapping of configuration labels (protection, cipher, tls_version, key_bits...)",
+    "baseline": "the run id of the baseline run in the same study",
+    "jobs": "a mapping of job name -> role (MSTR, CHIN, TCPIP, AMSM, APP, OTHER)",
+    "transactions": "transactions in the interval (when the driver does not give a rate)",
+    "channels": "channels started or stopped (channel start/stop runs)",
+}
+WORKLOAD_FIELDS = (
+    "type",
+    "message_bytes",
+    "persistence",
+    "threads",
+    "target_rate_per_s",
+    "recipients",
+)
+
+RUN_TABLE = Table(
+    "run_manifest",
+    {
+        **TEXT_LINEAGE,
+        "study": "VARCHAR",
+        "run_id": "VARCHAR",
+        "description": "VARCHAR",
+        "configuration": "VARCHAR",
+        "interval_start": "TIMESTAMP",
+        "interval_end": "TIMESTAMP",
+        "system_id": "VARCHAR",
+        "qmgr": "VARCHAR",
+        "workload_type": "VARCHAR",
+        "message_bytes": "BIGINT",
+        "persistence": "VARCHAR",
+        "threads": "BIGINT",
+        "target_rate_per_s": "DOUBLE",
+        "recipients": "BIGINT",
+        "transactions": "BIGINT",
+        "channels": "BIGINT",
+        "baseline_run_id": "VARCHAR",
+        "labels_json": "VARCHAR",
+    },
+    "One row per run manifest.",
+)
+LABEL_TABLE = Table(
+    "run_label",
+    {
+        **TEXT_LINEAGE,
+        "study": "VARCHAR",
+        "run_id": "VARCHAR",
+        "label": "VARCHAR",
+        "value": "VARCHAR",
+    },
+    "One row per run and configuration label.",
+)
+ROLE_TABLE = Table(
+    "run_job_role",
+    {
+        **TEXT_LINEAGE,
+        "study": "VARCHAR",
+        "run_id": "VARCHAR",
+        "jobname": "VARCHAR",
+        "role": "VARCHAR",
+    },
+    "One row per run and job name mapped to an address-space role.",
+)
+
+
+class _LineLoader(yaml.SafeLoader):
+    """SafeLoader that remembers the line of every mapping key (1-based)."""
+
+
+def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict:
+    mapping = {}
+    lines = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        if key in mapping:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark
+            )
+        mapping[key] = loader.construct_object(value_node, deep=True)
+        lines[key] = key_node.start_mark.line + 1
+    return _Mapping(mapping, lines, node.start_mark.line + 1)
+
+
+class _Mapping(dict):
+    def __init__(self, data: dict, lines: dict, line: int) -> None:
+        super().__init__(data)
+        self.lines = lines
+        self.line = line
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+class _Checker:
+    def __init__(self, ctx: ParseContext) -> None:
+        self.ctx = ctx
+
+    def fail(self, where: _Mapping, key: str | None, field: str, expected: str, got: Any) -> None:
+        line = where.lines.get(key, where.line) if key is not None else where.line
+        shown = "nothing" if got is None else repr(got)
+        err = InputError(
+            f"field {field}: expected {expected}, got {shown}",
+            file=self.ctx.source_file,
+            line=line,
+            field=field,
+        )
+        raise err
+
+
+def _timestamp(value: Any) -> datetime | None:
+    if isinstance(value, datetime):
+        if value.tzinfo is not None:
+            # Stored as UTC wall-clock time, like SMF; local captures should not carry zones.
+            from datetime import UTC
+
+            return value.astimezone(UTC).replace(tzinfo=None)
+        return value
+    if isinstance(value, date):
+        return None
+    if isinstance(value, str):
+        try:
+            return _timestamp(datetime.fromisoformat(value.strip()))
+        except ValueError:
+            return None
+    return None
+
+
+def _positive_int(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        return None
+    return value
+
+
+def validate(doc: Any, ctx: ParseContext) -> dict:
+    """A checked manifest as a plain dict; raises InputError naming line and field."""
+    check = _Checker(ctx)
+    if not isinstance(doc, _Mapping):
+        raise ctx.error("a run manifest must be a YAML mapping (key: value lines)", line=1)
+    for key in doc:
+        if key not in TOP_FIELDS:
+            check.fail(doc, key, str(key), f"one of {', '.join(TOP_FIELDS)}", key)
+    out: dict[str, Any] = {}
+    for key in ("study", "run"):
+        value = doc.get(key)
+        if value is None:
+            check.fail(doc, None, key, TOP_FIELDS[key] + " (required)", None)
+        if not isinstance(value, str | int) or not NAME_RE.match(str(value)):
+            check.fail(doc, key, key, TOP_FIELDS[key], value)
+        out[key] = str(value)
+    for key in ("description", "configuration", "system", "qmgr", "baseline"):
+        value = doc.get(key)
+        if value is not None and not isinstance(value, str | int | float):
+            check.fail(doc, key, key, "a text value", value)
+        out[key] = None if value is None else str(value)
+    if out["system"] is not None and not re.fullmatch(r"[A-Za-z0-9@#$]{1,4}", out["system"]):
+        check.fail(doc, "system", "system", "a z/OS system id of 1-4 characters", out["system"])
+    if out["baseline"] is not None and not NAME_RE.match(out["baseline"]):
+        check.fail(doc, "baseline", "baseline", TOP_FIELDS["baseline"], out["baseline"])
+
+    interval = doc.get("interval")
+    out["interval_start"] = out["interval_end"] = None
+    if interval is not None:
+        if not isinstance(interval, _Mapping):
+            check.fail(doc, "interval", "interval", TOP_FIELDS["interval"], interval)
+        for key in interval:
+            if key not in ("start", "end"):
+                check.fail(interval, key, f"interval.{key}", "start or end", key)
+        for key in ("start", "end"):
+            raw = interval.get(key)
+            value = _timestamp(raw)
+            if value is None:
+                check.fail(
+                    interval,
+                    key if key in interval else None,
+                    f"interval.{key}",
+                    "an ISO timestamp like 2021-06-01T10:00:00",
+                    raw,
+                )
+            out[f"interval_{key}"] = value
+        if out["interval_end"] <= out["interval_start"]:
+            check.fail(
+                interval,
+                "end",
+                "interval.end",
+                f"a time after interval.start ({out['interval_start'].isoformat()})",
+                interval.get("end"),
+            )
+
+    workload = doc.get("workload")
+    if workload is None:
+        workload = _Mapping({}, {}, doc.line)
+    elif not isinstance(workload, _Mapping):
+        check.fail(doc, "workload", "workload", TOP_FIELDS["workload"], workload)
+    for key in workload:
+        if key not in WORKLOAD_FIELDS:
+            check.fail(
+                workload, key, f"workload.{key}", f"one of {', '.join(WORKLOAD_FIELDS)}", key
+            )
+    wtype = workload.get("type", "request_reply")
+    if wtype not in WORKLOAD_TYPES:
+        check.fail(workload, "type", "workload.type", f"one of {', '.join(WORKLOAD_TYPES)}", wtype)
+    out["workload_type"] = wtype
+    for key in ("message_bytes", "threads", "recipients"):
+        value = workload.get(key)
+        if value is not None and _positive_int(value) is None:
+            check.fail(workload, key, f"workload.{key}", "a positive whole number", value)
+        out[key] = value
+    persistence = workload.get("persistence")
+    if persistence is not None and persistence not in PERSISTENCE:
+        check.fail(
+            workload,
+            "persistence",
+            "workload.persistence",
+            "persistent or nonpersistent",
+            persistence,
+        )
+    out["persistence"] = persistence
+    target = workload.get("target_rate_per_s")
+    if target is not None and (
+        isinstance(target, bool) or not isinstance(target, int | float) or target <= 0
+    ):
+        check.fail(
+            workload, "target_rate_per_s", "workload.target_rate_per_s", "a positive number", target
+        )
+    out["target_rate_per_s"] = None if target is None else float(target)
+
+    for key in ("transactions", "channels"):
+        value = doc.get(key)
+        if value is not None and _positive_int(value) is None:
+            check.fail(doc, key, key, "a positive whole number", value)
+        out[key] = value
+
+    labels = doc.get("labels") or _Mapping({}, {}, doc.line)
+    if not isinstance(labels, _Mapping):
+        check.fail(doc, "labels", "labels", TOP_FIELDS["labels"], labels)
+    out["labels"] = {}
+    for key, value in labels.items():
+        if not isinstance(key, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]{0,62}", key):
+            check.fail(labels, key, f"labels.{key}", "a label name (letters, digits, _)", key)
+        if isinstance(value, dict | list) or value is None:
+            check.fail(labels, key, f"labels.{key}", "a single text or number value", value)
+        out["labels"][key] = str(value).lower() if isinstance(value, bool) else str(value)
+
+    jobs = doc.get("jobs") or _Mapping({}, {}, doc.line)
+    if not isinstance(jobs, _Mapping):
+        check.fail(doc, "jobs", "jobs", TOP_FIELDS["jobs"], jobs)
+    out["jobs"] = {}
+    for job, role in jobs.items():
+        if not isinstance(job, str) or not re.fullmatch(r"[A-Za-z0-9@#$*]{1,8}", job):
+            check.fail(jobs, job, f"jobs.{job}", "a job name of 1-8 characters", job)
+        if not isinstance(role, str) or role.upper() not in ROLES:
+            check.fail(jobs, job, f"jobs.{job}", f"a role: {', '.join(ROLES)}", role)
+        out["jobs"][job.upper()] = role.upper()
+    if out["configuration"] is None:
+        out["configuration"] = ", ".join(f"{k}={v}" for k, v in sorted(out["labels"].items())) or (
+            "default"
+        )
+    return out
+
+
+def load(ctx: ParseContext) -> dict:
+    """Read and validate one manifest file."""
+    try:
+        text = ctx.path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ctx.error(f"not UTF-8 text (byte offset {exc.start})", line=1) from None
+    try:
+        doc = yaml.load(text, Loader=_LineLoader)  # SafeLoader subclass: no arbitrary objects
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ctx.error(f"not valid YAML: {problem}", line=line) from None
+    return validate(doc, ctx)
+
+
+def sniff(head: bytes, name: str) -> bool:
+    if name.lower() not in MANIFEST_NAMES:
+        return False
+    return b"study" in head and b"run" in head
+
+
+def parse(ctx: ParseContext) -> Iterator[Batch]:
+    m = load(ctx)
+    base = {
+        "source_file": ctx.source_file,
+        "source_line": 1,
+        "study": m["study"],
+        "run_id": m["run"],
+    }
+    yield (
+        RUN_TABLE.name,
+        [
+            {
+                **base,
+                "description": m["description"],
+                "configuration": m["configuration"],
+                "interval_start": m["interval_start"],
+                "interval_end": m["interval_end"],
+                "system_id": m["system"],
+                "qmgr": m["qmgr"],
+                "workload_type": m["workload_type"],
+                "message_bytes": m["message_bytes"],
+                "persistence": m["persistence"],
+                "threads": m["threads"],
+                "target_rate_per_s": m["target_rate_per_s"],
+                "recipients": m["recipients"],
+                "transactions": m["transactions"],
+                "channels": m["channels"],
+                "baseline_run_id": m["baseline"],
+                "labels_json": json.dumps(m["labels"], sort_keys=True),
+            }
+        ],
+    )
+    yield LABEL_TABLE.name, [{**base, "label": k, "value": v} for k, v in m["labels"].items()]
+    yield ROLE_TABLE.name, [{**base, "jobname": j, "role": r} for j, r in m["jobs"].items()]
+
+
+PARSER = Parser(
+    kind="manifest",
+    description="Run manifest (run.yaml): study, run, interval, workload, labels, baseline, jobs",
+    tables=(RUN_TABLE, LABEL_TABLE, ROLE_TABLE),
+    sniff=sniff,
+    parse=parse,
+    priority=0,
+)

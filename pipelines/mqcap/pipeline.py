@@ -1,0 +1,125 @@
+"""The whole job: ingest -> validate landing -> dbt build -> validate marts -> reports.
+
+``run`` does only what changed: with nothing new it says so and stops in a few seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mqcap import warehouse
+from mqcap.build import BuildResult, build
+from mqcap.ingest import IngestReport, ingest
+from mqcap.progress import Progress
+from mqcap.reports import ReportResult, render_reports
+from mqcap.settings import Settings
+from mqcap.validate import ValidationReport, validate
+
+
+@dataclass
+class RunResult:
+    ingest: IngestReport
+    landing: ValidationReport | None = None
+    build: BuildResult | None = None
+    marts: ValidationReport | None = None
+    reports: ReportResult | None = None
+    nothing_new: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def data_problems(self) -> bool:
+        bad_checks = any(v is not None and not v.ok for v in (self.landing, self.marts))
+        return bool(self.ingest.set_aside) or bad_checks
+
+    def checks(self) -> tuple[int, int]:
+        passed = total = 0
+        for v in (self.landing, self.marts):
+            if v is not None:
+                passed += v.checks_passed
+                total += v.checks
+        return passed, total
+
+
+def warehouse_totals(settings: Settings) -> dict[str, int]:
+    """Runs, loaded files and landed rows in the warehouse (for the one-line summary)."""
+    with warehouse.connect(settings.warehouse, read_only=True) as con:
+        files, rows = con.execute(
+            "select count(*), coalesce(sum(rows_landed), 0) from meta.ingest_ledger "
+            "where status = 'loaded'"
+        ).fetchall()[0]
+        try:
+            runs = con.execute("select count(*) from marts.dim_run").fetchall()[0][0]
+        except Exception:
+            runs = 0
+        set_aside = con.execute(
+            "select count(distinct path) from meta.ingest_ledger where status = 'set_aside'"
+        ).fetchall()[0][0]
+    return {"runs": runs, "files": files, "rows": rows, "set_aside": set_aside}
+
+
+def _marts_exist(settings: Settings) -> bool:
+    if not settings.warehouse.exists():
+        return False
+    with warehouse.connect(settings.warehouse, read_only=True) as con:
+        return bool(
+            con.execute(
+                "select 1 from information_schema.tables "
+                "where table_schema = 'marts' and table_name = 'dim_run'"
+            ).fetchall()
+        )
+
+
+def run(
+    settings: Settings,
+    paths: list[str] | None = None,
+    fmt: str = "all",
+    force: bool = False,
+    reports: bool = True,
+    progress: Progress | None = None,
+) -> RunResult:
+    """Ingest what is new, rebuild, validate and re-render the affected studies.
+
+    Example:
+        result = run(Settings.load())
+        print(result.ingest.summary())
+    """
+    progress = progress or Progress()
+    landed = ingest(settings, paths, progress)
+    result = RunResult(ingest=landed)
+    if not landed.landed and _marts_exist(settings) and not force:
+        result.nothing_new = True
+        return result
+    new_ids = landed.new_file_ids
+    result.landing = validate(settings, "landing", new_ids, progress) if new_ids else None
+    result.build = build(settings, progress=progress)
+    result.marts = validate(settings, "mart", None, progress)
+    if reports:
+        blocked: dict[str, list[str]] = {}
+        for v in (result.landing, result.marts):
+            for f in v.failures if v else []:
+                for study in f.studies() or {"*"}:
+                    blocked.setdefault(study, []).append(f.message())
+        affected = sorted({o.study for o in landed.landed if o.study}) or None
+        if "*" in blocked:  # a failure that names no run blocks every study
+            star = blocked.pop("*")
+            for study in affected or []:
+                blocked.setdefault(study, []).extend(star)
+        result.reports = render_reports(
+            settings, affected if affected and paths else None, fmt, blocked, force, progress
+        )
+    return result
+
+
+def demo_settings(settings: Settings) -> Settings:
+    """The demo's own warehouse and raw root: the bundled sample study, apart from user data."""
+    root = settings.project_root
+    return settings.with_(
+        raw_root=root / "data" / "sample",
+        warehouse=root / "data" / "demo" / "warehouse.duckdb",
+        reports_out=root / "reports" / "_output",
+    )
+
+
+def report_paths(result: RunResult) -> list[Path]:
+    return result.reports.paths() if result.reports else []

@@ -1,0 +1,123 @@
+"""Progress for long work: a rich progress bar on a terminal, plain log lines otherwise.
+
+``--quiet`` silences both. Library functions take a :class:`Progress` and never print.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from contextlib import AbstractContextManager
+
+
+class Progress(AbstractContextManager):
+    """No-op progress; the base for the others.
+
+    Example:
+        with make_progress(quiet=False) as p:
+            p.start("ingest", total=3, unit="files")
+            p.advance(1, "a.csv")
+    """
+
+    def start(self, task: str, total: float | None = None, unit: str = "") -> None: ...
+
+    def advance(self, n: float = 1, detail: str = "") -> None: ...
+
+    def update(self, completed: float, detail: str = "") -> None: ...
+
+    def log(self, message: str) -> None: ...
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+
+class PlainProgress(Progress):
+    """Line-oriented progress for logs and pipes: at most one line every few seconds per task."""
+
+    def __init__(self, stream=None, every_s: float = 5.0) -> None:
+        self.stream = stream or sys.stderr
+        self.every_s = every_s
+        self.task = ""
+        self.total: float | None = None
+        self.done = 0.0
+        self.last = 0.0
+
+    def start(self, task: str, total: float | None = None, unit: str = "") -> None:
+        self.task, self.total, self.unit, self.done = task, total, unit, 0.0
+        self.last = time.monotonic()
+        self.log(f"{task}..." + (f" ({total:g} {unit})" if total else ""))
+
+    def _maybe(self, detail: str) -> None:
+        now = time.monotonic()
+        if now - self.last >= self.every_s:
+            self.last = now
+            of = f"/{self.total:g}" if self.total else ""
+            self.log(f"  {self.task}: {self.done:g}{of} {self.unit} {detail}".rstrip())
+
+    def advance(self, n: float = 1, detail: str = "") -> None:
+        self.done += n
+        self._maybe(detail)
+
+    def update(self, completed: float, detail: str = "") -> None:
+        self.done = completed
+        self._maybe(detail)
+
+    def log(self, message: str) -> None:
+        print(message, file=self.stream, flush=True)
+
+
+class RichProgress(Progress):
+    """A live progress bar (terminal only)."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+        from rich.progress import Progress as _P
+
+        self.console = Console(stderr=True)
+        self.bar = _P(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            TextColumn("{task.fields[detail]}"),
+            console=self.console,
+            transient=False,
+        )
+        self.bar.start()
+        self.task_id = None
+
+    def start(self, task: str, total: float | None = None, unit: str = "") -> None:
+        if self.task_id is not None:
+            self.bar.update(self.task_id, visible=True)
+        self.task_id = self.bar.add_task(task, total=total, detail="")
+
+    def advance(self, n: float = 1, detail: str = "") -> None:
+        if self.task_id is not None:
+            self.bar.update(self.task_id, advance=n, detail=detail[-40:])
+
+    def update(self, completed: float, detail: str = "") -> None:
+        if self.task_id is not None:
+            self.bar.update(self.task_id, completed=completed, detail=detail[-40:])
+
+    def log(self, message: str) -> None:
+        self.bar.console.print(message, markup=False, highlight=False)
+
+    def __exit__(self, *exc) -> None:
+        self.bar.stop()
+
+
+def make_progress(quiet: bool = False) -> Progress:
+    """Rich bar on a terminal, plain lines when piped, nothing when quiet."""
+    if quiet:
+        return Progress()
+    if sys.stderr.isatty():
+        return RichProgress()
+    return PlainProgress()

@@ -1,0 +1,143 @@
+"""The DuckDB warehouse file: connections, schemas, landing tables, the ingest ledger.
+
+DuckDB allows one writing process at a time. A second writer (a duckdb CLI, DBeaver, another
+mqcap) gets :class:`WarehouseBusyError` with what to do, instead of a raw IO error.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from mqcap.errors import UsageError, WarehouseBusyError
+from mqcap.parsers import all_tables
+from mqcap.parsers.base import Table
+
+LANDING = "landing"
+META = "meta"
+
+BUSY_HELP = (
+    "the warehouse {path} is locked by another process{holder}. DuckDB allows one writer at a "
+    "time: close the other session (duckdb CLI, DBeaver, another mqcap), or query a copy with "
+    "`mqcap sql --warehouse <copy>`, then try again."
+)
+
+LEDGER_DDL = f"""
+create sequence if not exists {META}.file_id_seq start 1;
+create table if not exists {META}.ingest_ledger (
+    file_id bigint primary key,
+    path varchar not null,          -- relative to the raw root, '/' separated
+    sha256 varchar not null,
+    bytes bigint not null,
+    mtime_ns bigint,                -- lets an unchanged file skip hashing
+    kind varchar,                   -- parser kind, NULL when unrecognised
+    status varchar not null,        -- loaded | set_aside | replaced
+    reason varchar,                 -- why set aside / replaced
+    position varchar,               -- 'line 12' / 'byte 4096' for set-aside files
+    retry boolean not null default false,  -- set aside for a reason that can go away
+    study varchar,                  -- from the run folder's manifest, NULL outside run folders
+    run_id varchar,
+    rows_landed bigint not null default 0,
+    rows_by_table varchar,          -- JSON object table -> rows
+    unknown_lines bigint not null default 0,
+    skipped varchar,                -- JSON object of skipped record kinds -> count
+    seen_at timestamp not null,
+    landed_at timestamp
+);
+create table if not exists {META}.validation_result (
+    validated_at timestamp not null,
+    suite varchar not null,
+    table_name varchar not null,
+    scope varchar not null,         -- landing | mart
+    success boolean not null,
+    evaluated bigint not null,
+    failed bigint not null,
+    rows_checked bigint not null,
+    details varchar                 -- JSON list of failures
+);
+create table if not exists {META}.pipeline_event (
+    event_at timestamp not null,
+    command varchar not null,
+    message varchar not null
+);
+"""
+
+
+def one(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> tuple | None:
+    """First row of a query or None; the result is read to the end so the connection is free."""
+    rows = con.execute(sql, params or []).fetchall()
+    return rows[0] if rows else None
+
+
+def _busy_holder(message: str) -> str:
+    match = re.search(r"\(PID (\d+)\)", message)
+    return f" (PID {match.group(1)})" if match else ""
+
+
+@contextmanager
+def connect(path: Path, *, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A connection to the warehouse, closed on exit; lock conflicts become WarehouseBusyError.
+
+    Example:
+        with connect(settings.warehouse, read_only=True) as con:
+            con.sql("select count(*) from meta.ingest_ledger").fetchall()
+    """
+    if read_only and not path.exists():
+        raise UsageError(f"no warehouse at {path}: run `mqcap ingest` or `mqcap run` first")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        con = duckdb.connect(str(path), read_only=read_only)
+    except duckdb.IOException as exc:
+        text = str(exc)
+        if "lock" in text.lower():
+            raise WarehouseBusyError(
+                BUSY_HELP.format(path=path, holder=_busy_holder(text))
+            ) from None
+        raise
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def table_ddl(table: Table) -> str:
+    cols = ",\n    ".join(f'"{c}" {t}' for c, t in table.columns.items())
+    return f'create table if not exists {LANDING}."{table.name}" (\n    file_id bigint not null,\n    {cols}\n)'
+
+
+def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Create schemas, the ledger and every landing table; add columns new parser versions declare.
+
+    Every landing table exists even before a file of its kind arrives, so dbt sources always resolve.
+    """
+    con.execute(f"create schema if not exists {LANDING}; create schema if not exists {META};")
+    con.execute(LEDGER_DDL)
+    existing: dict[str, set[str]] = {}
+    for name, col in con.execute(
+        "select table_name, column_name from information_schema.columns where table_schema = ?",
+        [LANDING],
+    ).fetchall():
+        existing.setdefault(name, set()).add(col)
+    for table in all_tables():
+        if table.name not in existing:
+            con.execute(table_ddl(table))
+            continue
+        for col, typ in table.columns.items():
+            if col not in existing[table.name]:
+                con.execute(f'alter table {LANDING}."{table.name}" add column "{col}" {typ}')
+
+
+def landing_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """Rows per landing table."""
+    names = [
+        r[0]
+        for r in con.execute(
+            "select table_name from information_schema.tables where table_schema = ? order by 1",
+            [LANDING],
+        ).fetchall()
+    ]
+    return {n: con.execute(f'select count(*) from {LANDING}."{n}"').fetchall()[0][0] for n in names}

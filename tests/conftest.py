@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+# tests/helpers.py is imported as `helpers` by the test modules.
+sys.path.insert(0, str(Path(__file__).parent))
+
+from mqcap.settings import Settings, find_project_root  # noqa: E402
+
+PROJECT = find_project_root(Path(__file__).parent)
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """Settings on a fresh raw root and warehouse under tmp_path (the project's models/suites)."""
+    raw = tmp_path / "raw"
+    raw.mkdir()
+    return Settings.load(
+        warehouse=tmp_path / "wh" / "warehouse.duckdb",
+        raw=raw,
+        reports_out=tmp_path / "reports",
+        project_root=PROJECT,
+    )
+
+
+@pytest.fixture
+def sample_study(settings: Settings) -> Path:
+    """The bundled attls sample study copied into the test's raw root."""
+    dest = settings.raw_root / "attls"
+    shutil.copytree(PROJECT / "data" / "sample" / "attls", dest)
+    return dest

@@ -1,0 +1,135 @@
+"""The ingest ledger: idempotent, atomic per file, nothing lost, nothing counted twice."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import duckdb
+import pytest
+from helpers import landing_fingerprint, tree_hashes
+
+from mqcap.errors import UsageError
+from mqcap.ingest import ingest
+
+
+def _rows(settings, sql: str):
+    con = duckdb.connect(str(settings.warehouse), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_sample_study_lands_every_file_with_lineage(settings, sample_study):
+    report = ingest(settings)
+    assert len(report.landed) == 20 and report.set_aside == []
+    assert _rows(settings, "select count(*) from landing.driver_results") == [(10,)]
+    assert _rows(settings, "select count(*) from landing.run_manifest") == [(10,)]
+    row = _rows(
+        settings,
+        """select d.source_file, d.source_line, d.round_trip_us, l.study, l.run_id
+           from landing.driver_results d join meta.ingest_ledger l using (file_id)
+           where l.run_id = 'attls-chacha-1m'""",
+    )
+    assert row == [("attls/attls-chacha-1m/results.csv", 2, 956592.0, "attls", "attls-chacha-1m")]
+
+
+def test_same_file_twice_is_one_set_of_rows(settings, sample_study):
+    ingest(settings)
+    before = landing_fingerprint(settings.warehouse)
+    again = ingest(settings)
+    assert again.landed == [] and len(again.by_status("unchanged")) == 20
+    # Touching a file (new mtime, same bytes) is still a no-op.
+    f = sample_study / "ssl-chacha-2k" / "results.csv"
+    os.utime(f, (1, 1))
+    assert ingest(settings).landed == []
+    assert landing_fingerprint(settings.warehouse) == before
+    assert _rows(settings, "select count(*) from meta.ingest_ledger where status = 'loaded'") == [
+        (20,)
+    ]
+
+
+def test_changed_file_replaces_its_own_rows(settings, sample_study):
+    ingest(settings)
+    f = sample_study / "ssl-chacha-2k" / "results.csv"
+    f.write_text("rate_per_s,round_trip_us,threads\n500.0,2000,1\n480.0,2083,1\n")
+    report = ingest(settings)
+    assert [(o.path, o.status, o.rows) for o in report.landed] == [
+        ("attls/ssl-chacha-2k/results.csv", "replaced", 2)
+    ]
+    rows = _rows(
+        settings,
+        """select round_trip_us from landing.driver_results d join meta.ingest_ledger l
+           using (file_id) where l.run_id = 'ssl-chacha-2k' order by 1""",
+    )
+    assert rows == [(2000.0,), (2083.0,)]
+    assert _rows(settings, "select count(*) from landing.driver_results") == [(11,)]
+    statuses = _rows(
+        settings,
+        "select status from meta.ingest_ledger where path = 'attls/ssl-chacha-2k/results.csv' "
+        "order by file_id",
+    )
+    assert statuses == [("replaced",), ("loaded",)]
+
+
+def test_duplicate_content_under_another_name_is_set_aside(settings, sample_study):
+    ingest(settings)
+    src = sample_study / "ssl-chacha-2k" / "results.csv"
+    shutil.copy(src, sample_study / "ssl-chacha-2k" / "results-copy.csv")
+    report = ingest(settings)
+    [aside] = report.set_aside
+    assert aside.path == "attls/ssl-chacha-2k/results-copy.csv"
+    assert aside.reason == (
+        "duplicate of attls/ssl-chacha-2k/results.csv (same content already loaded)"
+    )
+    assert _rows(settings, "select count(*) from landing.driver_results") == [(10,)]
+
+
+def test_bad_file_is_set_aside_with_position_and_next_file_loads(settings, sample_study):
+    ingest(settings)
+    before = landing_fingerprint(settings.warehouse)
+    raw_before = tree_hashes(settings.raw_root)
+    bad_run = sample_study / "ssl-chacha-2k"
+    (bad_run / "more.csv").write_text("rate_per_s,round_trip_us\n100,2000\n101,fast\n")
+    (bad_run / "good.csv").write_text("rate_per_s,round_trip_us\n99,2001\n")
+    report = ingest(settings)
+    [aside] = report.set_aside
+    assert (aside.path, aside.position) == ("attls/ssl-chacha-2k/more.csv", "line 3")
+    assert aside.reason == "column round_trip_us: expected a number, got 'fast'"
+    assert [o.path for o in report.landed] == ["attls/ssl-chacha-2k/good.csv"]
+    after = landing_fingerprint(settings.warehouse)
+    # Only the good file was added; nothing of the bad file is in any table.
+    assert after["driver_results"][0] == before["driver_results"][0] + 1
+    assert {
+        k: v for k, v in after.items() if k not in ("driver_results", "meta.ingest_ledger(loaded)")
+    } == {
+        k: v for k, v in before.items() if k not in ("driver_results", "meta.ingest_ledger(loaded)")
+    }
+    assert _rows(
+        settings, "select count(*) from landing.driver_results where source_file like '%more.csv'"
+    ) == [(0,)]
+    # Raw files are never modified or moved.
+    raw_after = tree_hashes(settings.raw_root)
+    assert {k: raw_after[k] for k in raw_before} == raw_before
+    # A set-aside file that did not change is not retried (and stays reported).
+    again = ingest(settings)
+    assert [o.path for o in again.set_aside] == ["attls/ssl-chacha-2k/more.csv"]
+    assert again.landed == []
+
+
+def test_unrecognised_file_is_set_aside(settings, sample_study):
+    (sample_study / "notes.bin").write_bytes(bytes(range(256)))
+    report = ingest(settings)
+    [aside] = report.set_aside
+    assert aside.path == "attls/notes.bin" and aside.position == "byte 0"
+    assert aside.reason.startswith("unrecognised format (not one of: manifest")
+
+
+def test_paths_outside_the_raw_root_are_refused(settings, tmp_path):
+    outside = tmp_path / "elsewhere.csv"
+    outside.write_text("rate_per_s,round_trip_us\n1,2\n")
+    with pytest.raises(UsageError, match="is outside the raw root"):
+        ingest(settings, [outside])
+    with pytest.raises(UsageError, match="is outside the raw root"):
+        ingest(settings, [settings.raw_root / ".." / "elsewhere.csv"])

@@ -1,0 +1,173 @@
+"""The run manifest: valid ones land; every kind of error names file, line, field, expectation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mqcap.errors import InputError
+from mqcap.ingest import ingest
+from mqcap.parsers import manifest
+from mqcap.parsers.base import ParseContext
+
+GOOD = """\
+study: keysize
+run: rsa2048-tls12
+description: TLS 1.2, RSA 2048
+configuration: TLS 1.2 RSA 2048
+interval:
+  start: 2024-01-10T09:00:00
+  end: 2024-01-10T09:10:00
+system: SYS1
+qmgr: QM01
+workload:
+  type: channel_start
+  message_bytes: 32768
+  persistence: nonpersistent
+  threads: 4
+  target_rate_per_s: 10000
+labels:
+  tls_version: "1.2"
+  cipher: TLS_RSA_WITH_AES_256_CBC_SHA256
+  key_bits: 2048
+baseline: rsa2048-tls12
+channels: 4000
+jobs:
+  QM01MSTR: MSTR
+  QM01CHIN: chin
+  TCPIP: TCPIP
+"""
+
+
+def _load(tmp_path: Path, text: str) -> dict:
+    path = tmp_path / "run.yaml"
+    path.write_text(text)
+    return manifest.load(ParseContext(path=path, source_file="keysize/r/run.yaml"))
+
+
+def _error(tmp_path: Path, text: str) -> InputError:
+    with pytest.raises(InputError) as info:
+        _load(tmp_path, text)
+    return info.value
+
+
+def test_valid_manifest_is_read_with_types(tmp_path):
+    m = _load(tmp_path, GOOD)
+    assert m["study"] == "keysize" and m["run"] == "rsa2048-tls12"
+    assert m["message_bytes"] == 32768 and m["threads"] == 4
+    assert m["target_rate_per_s"] == 10000.0
+    assert m["interval_start"].isoformat() == "2024-01-10T09:00:00"
+    assert m["labels"] == {
+        "tls_version": "1.2",
+        "cipher": "TLS_RSA_WITH_AES_256_CBC_SHA256",
+        "key_bits": "2048",
+    }
+    assert m["jobs"] == {"QM01MSTR": "MSTR", "QM01CHIN": "CHIN", "TCPIP": "TCPIP"}
+    assert m["channels"] == 4000
+
+
+def test_missing_required_field_names_it(tmp_path):
+    err = _error(tmp_path, GOOD.replace("study: keysize\n", ""))
+    assert err.field == "study"
+    assert str(err) == (
+        "keysize/r/run.yaml line 1: field study: expected the study name "
+        "(letters, digits, _ . + -) (required), got nothing"
+    )
+
+
+def test_wrong_type_names_field_line_and_expectation(tmp_path):
+    err = _error(tmp_path, GOOD.replace("message_bytes: 32768", "message_bytes: big"))
+    assert err.line == 12 and err.field == "workload.message_bytes"
+    assert "expected a positive whole number, got 'big'" in str(err)
+
+
+def test_negative_size_and_bad_persistence_rejected(tmp_path):
+    err = _error(tmp_path, GOOD.replace("message_bytes: 32768", "message_bytes: -5"))
+    assert err.field == "workload.message_bytes" and "got -5" in str(err)
+    err = _error(tmp_path, GOOD.replace("persistence: nonpersistent", "persistence: maybe"))
+    assert err.line == 13 and "expected persistent or nonpersistent, got 'maybe'" in str(err)
+
+
+def test_interval_end_before_start_is_rejected(tmp_path):
+    err = _error(tmp_path, GOOD.replace("end: 2024-01-10T09:10:00", "end: 2024-01-10T08:10:00"))
+    assert err.line == 7 and err.field == "interval.end"
+    assert "expected a time after interval.start (2024-01-10T09:00:00)" in str(err)
+
+
+def test_interval_not_a_timestamp_is_rejected(tmp_path):
+    err = _error(tmp_path, GOOD.replace("start: 2024-01-10T09:00:00", "start: yesterday"))
+    assert err.line == 6 and err.field == "interval.start"
+    assert "an ISO timestamp" in str(err) and "'yesterday'" in str(err)
+
+
+def test_unknown_field_and_unknown_role_rejected(tmp_path):
+    err = _error(tmp_path, GOOD + "colour: blue\n")
+    assert err.field == "colour" and err.line == 26
+    err = _error(tmp_path, GOOD.replace("TCPIP: TCPIP", "TCPIP: NETWORK"))
+    assert err.field == "jobs.TCPIP" and "a role: MSTR, CHIN, TCPIP, AMSM, APP, OTHER" in str(err)
+
+
+def test_yaml_syntax_error_names_line(tmp_path):
+    err = _error(tmp_path, GOOD.replace("  threads: 4", "  threads: [4"))
+    assert err.line is not None and err.line >= 14
+    assert "not valid YAML" in str(err)
+
+
+def test_unknown_baseline_is_set_aside_then_loaded_when_baseline_arrives(settings):
+    run = settings.raw_root / "keysize" / "rsa4096-tls12"
+    run.mkdir(parents=True)
+    (run / "run.yaml").write_text(
+        GOOD.replace("run: rsa2048-tls12", "run: rsa4096-tls12").replace(
+            "baseline: rsa2048-tls12", "baseline: rsa2048-tls12"
+        )
+    )
+    report = ingest(settings)
+    [outcome] = report.set_aside
+    assert outcome.path == "keysize/rsa4096-tls12/run.yaml"
+    assert outcome.position == "line 20"
+    assert outcome.reason == (
+        "field baseline: expected a run of study keysize, got 'rsa2048-tls12' (no such run)"
+    )
+    base = settings.raw_root / "keysize" / "rsa2048-tls12"
+    base.mkdir()
+    (base / "run.yaml").write_text(GOOD)
+    report = ingest(settings)
+    assert sorted(o.path for o in report.landed) == [
+        "keysize/rsa2048-tls12/run.yaml",
+        "keysize/rsa4096-tls12/run.yaml",
+    ]
+    assert report.set_aside == []
+
+
+def test_same_run_declared_twice_is_set_aside(settings):
+    for folder in ("a", "b"):
+        d = settings.raw_root / "keysize" / folder
+        d.mkdir(parents=True)
+        (d / "run.yaml").write_text(GOOD + f"# copy {folder}\n")
+    report = ingest(settings)
+    assert [o.path for o in report.landed] == ["keysize/a/run.yaml"]
+    [aside] = report.set_aside
+    assert (
+        aside.reason
+        == "run rsa2048-tls12 of study keysize is already defined by keysize/a/run.yaml"
+    )
+
+
+def test_files_of_a_run_with_invalid_manifest_wait_for_it(settings):
+    run = settings.raw_root / "keysize" / "r1"
+    run.mkdir(parents=True)
+    (run / "run.yaml").write_text(GOOD.replace("threads: 4", "threads: four"))
+    (run / "results.csv").write_text("rate_per_s,round_trip_us\n100,9000\n")
+    report = ingest(settings)
+    reasons = {o.path: o.reason for o in report.set_aside}
+    assert reasons["keysize/r1/results.csv"].startswith(
+        "run manifest keysize/r1/run.yaml is set aside: field workload.threads"
+    )
+    (run / "run.yaml").write_text(GOOD)
+    report = ingest(settings)
+    assert sorted(o.path for o in report.landed) == [
+        "keysize/r1/results.csv",
+        "keysize/r1/run.yaml",
+    ]
+    assert {o.run_id for o in report.landed} == {"rsa2048-tls12"}
