@@ -1,0 +1,90 @@
+-- One row per study x configuration x fit variable x held-constant set x measure x subject:
+-- least squares y = a * x + b with R-squared, standard errors and 95% confidence intervals.
+-- Only groups with at least two distinct x values are fitted.
+with points as (
+    select * from {{ ref('int_fit_points') }}
+),
+
+sums as (
+    select
+        study,
+        configuration,
+        x_name,
+        held_constant,
+        measure,
+        subject,
+        max(unit) as unit,
+        regr_count(y_value, x_value) as n_points,
+        count(distinct x_value) as distinct_x,
+        regr_slope(y_value, x_value) as slope_a,
+        regr_intercept(y_value, x_value) as intercept_b,
+        regr_r2(y_value, x_value) as r_squared,
+        regr_sxx(y_value, x_value) as sxx,
+        regr_syy(y_value, x_value) as syy,
+        regr_sxy(y_value, x_value) as sxy,
+        regr_avgx(y_value, x_value) as mean_x,
+        min(x_value) as min_x,
+        max(x_value) as max_x
+    from points
+    group by study, configuration, x_name, held_constant, measure, subject
+),
+
+errors as (
+    select
+        *,
+        case
+            when n_points > 2
+                then greatest(syy - sxy * sxy / sxx, 0) / (n_points - 2)
+        end as residual_variance
+    from sums
+    where distinct_x >= 2
+),
+
+t_ranges as (
+    -- df from..to (exclusive): a fit uses the largest tabulated df not above its own.
+    select
+        degrees_of_freedom as df_from,
+        lead(degrees_of_freedom) over (order by degrees_of_freedom) as df_to,
+        t_critical_95
+    from {{ ref('t_critical_95') }}
+),
+
+with_t as (
+    select
+        errors.*,
+        t_ranges.t_critical_95
+    from errors
+    left join t_ranges
+        on
+            errors.n_points - 2 >= t_ranges.df_from
+            and (errors.n_points - 2 < t_ranges.df_to or t_ranges.df_to is null)
+)
+
+select
+    study || '|' || configuration || '|' || x_name || '|' || held_constant
+    || '|' || measure || '|' || subject as fit_key,
+    study,
+    configuration,
+    x_name,
+    held_constant,
+    measure,
+    subject,
+    unit,
+    n_points,
+    slope_a,
+    intercept_b,
+    r_squared,
+    sqrt(residual_variance / sxx) as slope_a_se,
+    sqrt(residual_variance * (1.0 / n_points + mean_x * mean_x / sxx)) as intercept_b_se,
+    slope_a - t_critical_95 * sqrt(residual_variance / sxx) as slope_a_ci95_low,
+    slope_a + t_critical_95 * sqrt(residual_variance / sxx) as slope_a_ci95_high,
+    intercept_b
+    - t_critical_95 * sqrt(residual_variance * (1.0 / n_points + mean_x * mean_x / sxx))
+        as intercept_b_ci95_low,
+    intercept_b
+    + t_critical_95 * sqrt(residual_variance * (1.0 / n_points + mean_x * mean_x / sxx))
+        as intercept_b_ci95_high,
+    t_critical_95,
+    min_x,
+    max_x
+from with_t

@@ -1,0 +1,60 @@
+"""The whole path on the real parts: a DuckDB file, `dbt build`, GX validation, and reports
+executed by a Jupyter kernel and written as HTML and PDF."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+from pypdf import PdfReader
+
+from mqcap.pipeline import run
+
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("e2e")]
+
+
+def _one(settings, sql):
+    con = duckdb.connect(str(settings.warehouse), read_only=True)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
+
+
+def test_sample_study_runs_end_to_end_and_incrementally(settings, sample_study):
+    result = run(settings)
+    assert result.ingest.summary() == "20 file(s) landed (80 rows), 0 unchanged, 0 set aside"
+    assert result.build is not None and result.build.ok
+    assert result.build.counts.get("error", 0) == 0 and result.build.counts.get("fail", 0) == 0
+    assert result.landing is not None and result.landing.ok
+    assert result.marts is not None and result.marts.ok
+    assert result.landing.checks == 8 and result.marts.checks == 5
+    # Published figure (seed 000): MQ + AT-TLS 1 MB round trip 956,592 us vs 693,844 us.
+    rows = _one(
+        settings,
+        """select run_id, round_trip_us, transactions, interval_s from marts.fct_driver_results
+           where message_bytes = 1048576 order by run_id""",
+    )
+    assert rows == [
+        ("attls-chacha-1m", 956592.0, 314, 300),
+        ("ssl-chacha-1m", 693844.0, 432, 300),
+    ]
+    paths = result.reports.outputs["attls"]
+    html = paths["html"].read_text()
+    assert "956,592" in html  # the table, formatted with units
+    assert "<script src=\"http" not in html
+    assert len(PdfReader(paths["pdf"]).pages) >= 2
+    assert (settings.reports_out / "index.html").exists()
+
+    # Nothing new: no build, no render, and it says so.
+    again = run(settings)
+    assert again.nothing_new and again.build is None and again.reports is None
+
+    # A changed results file is re-landed and flows to the mart.
+    f = sample_study / "attls-chacha-1m" / "results.csv"
+    f.write_text("rate_per_s,round_trip_us,threads,message_bytes\n1.1,900000,1,1048576\n")
+    changed = run(settings, reports=False)
+    assert [o.status for o in changed.ingest.landed] == ["replaced"]
+    assert _one(
+        settings,
+        "select round_trip_us from marts.fct_driver_results where run_id = 'attls-chacha-1m'",
+    ) == [(900000.0,)]
