@@ -4,6 +4,10 @@ with driver as (
     select * from {{ ref('fct_driver_results') }}
 ),
 
+cost as (
+    select * from {{ ref('fct_address_space_cost') }}
+),
+
 measures as (
     select
         run_key,
@@ -20,6 +24,25 @@ measures as (
         'microseconds' as unit,
         round_trip_us as measure_value
     from driver
+    union all
+    select
+        run_key,
+        'cpu_us_per_txn' as measure,
+        role as subject,
+        'CPU microseconds per transaction' as unit,
+        cpu_us_per_txn as measure_value
+    from cost
+    union all
+    -- The total over the address spaces measured (a run missing a role has a smaller total:
+    -- compare runs measured alike).
+    select
+        run_key,
+        'cpu_us_per_txn' as measure,
+        'TOTAL' as subject,
+        'CPU microseconds per transaction' as unit,
+        sum(cpu_us_per_txn) as measure_value
+    from cost
+    group by run_key
 )
 
 select

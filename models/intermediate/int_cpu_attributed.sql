@@ -1,0 +1,62 @@
+-- One row per run x CPU interval of an address space the run's manifest names (jobs: name ->
+-- role), for intervals overlapping the run's interval. CPU is pro-rated to the overlap, which
+-- assumes steady use within the source interval (true of a steady-state measurement).
+with cpu as (
+    select * from {{ ref('int_cpu_intervals') }}
+),
+
+runs as (
+    select * from {{ ref('dim_run') }}
+),
+
+roles as (
+    select * from {{ ref('stg_manifest__run_job_roles') }}
+),
+
+matched as (
+    select
+        runs.run_key,
+        roles.role,
+        cpu.cpu_source,
+        cpu.cpu_name,
+        cpu.cpu_s,
+        cpu.interval_s as source_interval_s,
+        cpu.source_file,
+        cpu.source_line,
+        case
+            when cpu.interval_start > runs.interval_start then cpu.interval_start
+            else runs.interval_start
+        end as overlap_start,
+        case
+            when cpu.interval_end < runs.interval_end then cpu.interval_end
+            else runs.interval_end
+        end as overlap_end
+    from cpu
+    inner join runs
+        on
+            cpu.interval_start < runs.interval_end
+            and cpu.interval_end > runs.interval_start
+            and (cpu.system_id is null or runs.system_id is null or cpu.system_id = runs.system_id)
+    inner join roles
+        on runs.run_key = roles.run_key and cpu.cpu_name = roles.jobname
+),
+
+with_overlap as (
+    select
+        *,
+        {{ dbt.datediff('overlap_start', 'overlap_end', 'millisecond') }} / 1000.0 as overlap_s
+    from matched
+)
+
+select
+    run_key,
+    role,
+    cpu_source,
+    cpu_name,
+    overlap_s,
+    source_interval_s,
+    cpu_s * overlap_s / source_interval_s as cpu_s,
+    source_file,
+    source_line
+from with_overlap
+where overlap_s > 0 and source_interval_s > 0
