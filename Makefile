@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.mqcap-installed
 
-.PHONY: venv demo test lint unit bench lock docs clean
+.PHONY: venv demo test lint unit browser bench lock docs clean
 
 venv: $(STAMP)
 
@@ -25,7 +25,15 @@ lint: venv
 	$(BIN)/ruff format --check pipelines tests bench
 	$(BIN)/sqlfluff lint models macros data-tests --disable-progress-bar --processes 2
 
-unit: venv
+# The browser tests open the reports in headless Chromium (Debian's package).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing chromium for the browser tests"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+unit: venv browser
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 test: lint unit

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from mqcap.cli import main
 
-COMMANDS = ["ingest", "build", "validate", "report", "run", "sql", "status", "demo"]
+COMMANDS = ["ingest", "build", "validate", "report", "run", "sql", "status", "demo", "export", "watch"]
 
 
 def _invoke(settings, *args: str):
@@ -108,7 +108,7 @@ def test_commands_say_plainly_when_another_process_holds_the_warehouse(settings,
     )
     try:
         assert holder.stdout.readline().strip() == "ready"
-        for args in (("ingest",), ("sql", "select 1")):
+        for args in (("ingest",), ("sql", "--wait", "0.5", "select 1")):
             result = _invoke(settings, *args)
             assert result.exit_code == 1, result.output
             assert (

@@ -114,6 +114,34 @@ def build(
     return result
 
 
+def source_of_tables(settings: Settings) -> dict[str, str]:
+    """Landing table -> dbt source name, read from the staging folders' ``_*__sources.yml``."""
+    import yaml
+
+    out: dict[str, str] = {}
+    for path in sorted((settings.project_root / "models").rglob("_*__sources.yml")):
+        doc = yaml.safe_load(path.read_text()) or {}
+        for src in doc.get("sources", []):
+            for table in src.get("tables", []):
+                out[table["name"]] = src["name"]
+    return out
+
+
+def selection_for(settings: Settings, tables: set[str]) -> list[str]:
+    """dbt selectors rebuilding what depends on the changed landing tables (and the ledger).
+
+    Example:
+        selection_for(settings, {"driver_results"})
+        # ['source:meta.ingest_ledger+', 'source:driver.driver_results+']
+    """
+    sources = source_of_tables(settings)
+    selectors = ["source:meta.ingest_ledger+"]
+    for table in sorted(tables):
+        if table in sources:
+            selectors.append(f"source:{sources[table]}.{table}+")
+    return selectors
+
+
 def _read_results(settings: Settings, proc: subprocess.CompletedProcess) -> BuildResult:
     result = BuildResult(
         proc.args, proc.returncode, log_tail="\n".join(proc.stdout.splitlines()[-15:])

@@ -246,14 +246,31 @@ def demo(ctx: click.Context) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["table", "csv", "json"]),
+    type=click.Choice(["table", "csv", "json", "parquet"]),
     default="table",
     show_default=True,
 )
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to a file."
+)
 @click.option("--max-rows", type=int, default=100, show_default=True, help="Rows shown as a table.")
+@click.option(
+    "--wait",
+    "wait_s",
+    type=float,
+    default=30.0,
+    show_default=True,
+    help="Seconds to wait while a pipeline step holds the warehouse.",
+)
 @click.pass_context
 def sql(
-    ctx: click.Context, query: str | None, sql_file: Path | None, fmt: str, max_rows: int
+    ctx: click.Context,
+    query: str | None,
+    sql_file: Path | None,
+    fmt: str,
+    output: Path | None,
+    max_rows: int,
+    wait_s: float,
 ) -> None:
     """Run a read-only SQL query on the warehouse.
 
@@ -262,30 +279,121 @@ def sql(
     \b
     Example:
       mqcap sql "select configuration, message_bytes, round_trip_us from marts.fct_driver_results"
-      mqcap sql -f my_query.sql --format csv > out.csv
+      mqcap sql -f my_query.sql --format csv -o out.csv
     """
     import duckdb
+    import polars as pl
 
     if (query is None) == (sql_file is None):
         raise UsageError("give a QUERY or -f FILE (one of them)")
+    if fmt == "parquet" and output is None:
+        raise UsageError("--format parquet needs --output FILE")
     text = query if query is not None else sql_file.read_text()
     s = _settings(ctx)
-    with warehouse.connect(s.warehouse, read_only=True) as con:
+    with warehouse.connect(
+        s.warehouse, read_only=True, wait_s=wait_s, on_wait=lambda m: click.echo(m, err=True)
+    ) as con:
         try:
             rel = con.sql(text)
+            frame = rel.pl() if rel is not None else None
         except duckdb.Error as exc:
             raise UsageError(f"query failed: {str(exc).splitlines()[0]}") from None
-        if rel is None:
-            return
+    if frame is None:
+        return
+    if fmt == "parquet":
+        frame.write_parquet(output)
+        click.echo(f"{frame.height} rows -> {output}", err=True)
+        return
+    if fmt == "table":
+        with pl.Config(
+            tbl_rows=max_rows,
+            tbl_cols=-1,
+            fmt_str_lengths=60,
+            tbl_width_chars=240,
+            tbl_hide_column_data_types=True,
+            tbl_hide_dataframe_shape=True,
+        ):
+            text_out = str(frame.head(max_rows))
+        if frame.height > max_rows:
+            text_out += f"\n({frame.height} rows, {max_rows} shown; --max-rows to see more)"
+        text_out += "\n"
+    elif fmt == "csv":
+        text_out = frame.write_csv()
+    else:
+        text_out = json.dumps(frame.to_dicts(), default=str, indent=1) + "\n"
+    if output is not None:
+        output.write_text(text_out)
+        click.echo(f"{frame.height} rows -> {output}", err=True)
+    else:
+        click.echo(text_out, nl=False)
+
+
+@main.command()
+@click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path), default="data/export")
+@click.option("--mart", "only", multiple=True, help="Only this mart (repeatable).")
+@click.pass_context
+def export(ctx: click.Context, out_dir: Path, only: tuple[str, ...]) -> None:
+    """Write the marts as Parquet, partitioned by study, for other tools.
+
+    \b
+    Example:
+      mqcap export data/export --mart fct_address_space_cost
+      # -> data/export/fct_address_space_cost/study=attls/data_0.parquet
+    """
+    from mqcap.export import export_marts
+
+    s = _settings(ctx)
+    for name, path in export_marts(s, out_dir, list(only) or None).items():
+        click.echo(f"{name}: {path}")
+
+
+@main.command()
+@click.option(
+    "--interval", type=float, default=2.0, show_default=True, help="Seconds between scans."
+)
+@click.option(
+    "--settle",
+    type=float,
+    default=5.0,
+    show_default=True,
+    help="A file is read once its size and mtime have not changed for this long.",
+)
+@click.option("--format", "fmt", type=click.Choice(["html", "pdf", "all"]), default="all")
+@click.pass_context
+def watch(ctx: click.Context, interval: float, settle: float, fmt: str) -> None:
+    """Watch the raw root and run the pipeline when dropped files have settled.
+
+    Files still being copied are never read half-written. Ctrl-C stops cleanly.
+
+    \b
+    Example:
+      mqcap watch --settle 10     # then copy runs into data/raw/<study>/<run>/
+    """
+    from datetime import datetime
+
+    from mqcap.pipeline import run as do_run
+    from mqcap.watch import watch as do_watch
+
+    s = _settings(ctx)
+
+    def log(message: str) -> None:
+        click.echo(f"{datetime.now():%H:%M:%S} {message}")
+
+    def on_batch(paths: list[Path]) -> None:
         try:
-            if fmt == "table":
-                click.echo(rel.limit(max_rows).pl() if rel.shape[0] else rel.pl())
-            elif fmt == "csv":
-                click.echo(rel.pl().write_csv(), nl=False)
-            else:
-                click.echo(json.dumps(rel.pl().to_dicts(), default=str, indent=1))
-        except duckdb.Error as exc:
-            raise UsageError(f"query failed: {str(exc).splitlines()[0]}") from None
+            with make_progress(True) as progress:
+                result = do_run(s, None, fmt, False, True, progress)
+            log(result.ingest.summary())
+            for o in result.ingest.set_aside:
+                log(f"set aside {o.path}: {o.reason}")
+            if result.build:
+                log(result.build.summary())
+            for path in result.reports.paths() if result.reports else []:
+                log(f"report: {path}")
+        except MqcapError as exc:
+            log(f"error: {exc}")
+
+    do_watch(s, on_batch, interval_s=interval, settle_s=settle, log=log)
 
 
 @main.command()

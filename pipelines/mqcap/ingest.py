@@ -42,6 +42,7 @@ class FileOutcome:
     file_id: int | None = None
     study: str | None = None
     run_id: str | None = None
+    tables: tuple[str, ...] = ()  # landing tables whose rows changed (added or replaced)
 
 
 @dataclass
@@ -62,6 +63,10 @@ class IngestReport:
     @property
     def rows(self) -> int:
         return sum(o.rows for o in self.landed)
+
+    @property
+    def changed_tables(self) -> set[str]:
+        return {t for o in self.landed for t in o.tables}
 
     @property
     def new_file_ids(self) -> list[int]:
@@ -274,9 +279,11 @@ class _Ingestor:
                 self.con.unregister("mqcap_batch")
                 per_table[table_name] = per_table.get(table_name, 0) + frame.height
             replaced = prior is not None and prior[2] == "loaded"
+            touched = set(per_table)
             if prior is not None:
                 if replaced:
                     old_parser = _parser_or_none(prior[6])
+                    touched |= {t.name for t in old_parser.tables} if old_parser else set()
                     for table in old_parser.tables if old_parser else ():
                         self.con.execute(
                             f'delete from {warehouse.LANDING}."{table.name}" where file_id = ?',
@@ -313,7 +320,9 @@ class _Ingestor:
             self.con.rollback()
             raise
         status = "replaced" if replaced else "loaded"
-        return FileOutcome(rel, status, parser.kind, rows_total, None, None, file_id, *run)
+        return FileOutcome(
+            rel, status, parser.kind, rows_total, None, None, file_id, *run, tuple(sorted(touched))
+        )
 
     def process(self, path: Path, folders: dict, pending: dict, only_manifests: bool) -> None:
         rel = _relative(self.settings, path)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mqcap import warehouse
-from mqcap.build import BuildResult, build
+from mqcap.build import BuildResult, build, selection_for
 from mqcap.ingest import IngestReport, ingest
 from mqcap.progress import Progress
 from mqcap.reports import ReportResult, render_reports
@@ -92,7 +92,13 @@ def run(
         return result
     new_ids = landed.new_file_ids
     result.landing = validate(settings, "landing", new_ids, progress) if new_ids else None
-    result.build = build(settings, progress=progress)
+    # First build (or --force): everything. Later: only what depends on the changed tables.
+    select = (
+        None
+        if force or not _marts_exist(settings)
+        else selection_for(settings, landed.changed_tables)
+    )
+    result.build = build(settings, select=select, progress=progress)
     result.marts = validate(settings, "mart", None, progress)
     if reports:
         blocked: dict[str, list[str]] = {}

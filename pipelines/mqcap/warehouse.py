@@ -7,7 +7,8 @@ mqcap) gets :class:`WarehouseBusyError` with what to do, instead of a raw IO err
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -79,25 +80,43 @@ def _busy_holder(message: str) -> str:
 
 
 @contextmanager
-def connect(path: Path, *, read_only: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+def connect(
+    path: Path,
+    *,
+    read_only: bool = False,
+    wait_s: float = 0.0,
+    on_wait: Callable[[str], None] | None = None,
+) -> Iterator[duckdb.DuckDBPyConnection]:
     """A connection to the warehouse, closed on exit; lock conflicts become WarehouseBusyError.
 
+    ``wait_s``: keep trying that long while another process holds the file (the pipeline holds
+    it only for short steps, so a reader usually gets in within seconds).
+
     Example:
-        with connect(settings.warehouse, read_only=True) as con:
-            con.sql("select count(*) from meta.ingest_ledger").fetchall()
+        with connect(settings.warehouse, read_only=True, wait_s=30) as con:
+            con.sql("select count(*) from meta.ingest_ledger").fetchone()
     """
     if read_only and not path.exists():
         raise UsageError(f"no warehouse at {path}: run `mqcap ingest` or `mqcap run` first")
     path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        con = duckdb.connect(str(path), read_only=read_only)
-    except duckdb.IOException as exc:
-        text = str(exc)
-        if "lock" in text.lower():
-            raise WarehouseBusyError(
-                BUSY_HELP.format(path=path, holder=_busy_holder(text))
-            ) from None
-        raise
+    deadline = time.monotonic() + wait_s
+    told = False
+    while True:
+        try:
+            con = duckdb.connect(str(path), read_only=read_only)
+            break
+        except duckdb.IOException as exc:
+            text = str(exc)
+            if "lock" not in text.lower():
+                raise
+            if time.monotonic() >= deadline:
+                raise WarehouseBusyError(
+                    BUSY_HELP.format(path=path, holder=_busy_holder(text))
+                ) from None
+            if on_wait is not None and not told:
+                on_wait(f"waiting for the warehouse, held by another process{_busy_holder(text)}")
+                told = True
+            time.sleep(0.25)
     try:
         yield con
     finally:

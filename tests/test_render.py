@@ -1,0 +1,363 @@
+"""Rendering Quarto reports with mqcap's own engine: real kernel, pandoc and Typst."""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import stat
+from pathlib import Path
+
+import pandas as pd
+import polars as pl
+import pytest
+from mqcap.render import RenderError, render_report
+from mqcap.render import display as display_mod
+from mqcap.render.display import chart, column_label, escape_markdown, note, table
+from mqcap.render.execute import build_notebook
+from mqcap.render.qmd import parse_qmd, parse_qmd_text
+from pypdf import PdfReader
+
+FIXTURES = Path(__file__).parent / "fixtures" / "render"
+HOSTILE = "<script>alert(1)</script>"
+
+pytestmark = pytest.mark.e2e
+
+
+PROGRESS: list[str] = []
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("render")
+    return render_report(
+        FIXTURES / "report.qmd",
+        out,
+        params={"study": "tls-override"},
+        env={"MQCAP_WAREHOUSE": str(out / "from-env.duckdb")},
+        engine="own",
+        progress=PROGRESS.append,
+    )
+
+
+@pytest.fixture(scope="module")
+def page(rendered: dict[str, Path]) -> str:
+    return rendered["html"].read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def pdf(rendered: dict[str, Path]) -> PdfReader:
+    return PdfReader(rendered["pdf"])
+
+
+def test_render_writes_html_and_pdf_and_cleans_up(rendered: dict[str, Path]) -> None:
+    assert sorted(rendered) == ["html", "pdf"]
+    assert rendered["html"].name == "report.html"
+    assert rendered["pdf"].read_bytes()[:5] == b"%PDF-"
+    # Intermediate markdown, Typst and image files do not stay behind.
+    assert sorted(p.name for p in rendered["html"].parent.iterdir()) == [
+        "report.html",
+        "report.pdf",
+    ]
+
+
+def test_html_inlines_vega_javascript_once_and_loads_nothing(page: str) -> None:
+    assert page.count('<script id="mqcap-vega-bundle">') == 1
+    assert "window.vegaEmbed=" in page
+    assert re.search(r"<script[^>]*\ssrc=", page) is None
+    assert re.search(r"<link[^>]*href=\"https?:", page) is None
+    assert len(re.findall(r'<div class="mqcap-chart" id="mqcap-chart-', page)) == 2
+
+
+def test_html_shows_the_hostile_label_as_text(page: str) -> None:
+    assert f"<td>{html.escape(HOSTILE)}</td>" in page
+    assert "<script>alert" not in page.lower()
+    # Inside the chart spec the label is JSON with < and > escaped, so it cannot end the script.
+    assert "\\u003cscript\\u003ealert(1)\\u003c/script\\u003e" in page
+
+
+def test_html_numbers_figures_and_tables_and_links_references(page: str) -> None:
+    assert '<a href="#tbl-cost">Table 1</a> lists' in page
+    assert '<a href="#fig-cost">Figure 1</a> stacks' in page
+    assert '<a href="#fig-rtt">Figure 2</a> shows' in page
+    # [@fig-cost] in brackets resolves the same way.
+    assert 'see also <a href="#fig-cost">Figure 1</a>)' in page
+    caption = re.search(r'id="fig-rtt".*?class="mqcap-caption">\s*<p>(.*?)</p>', page, re.S)
+    assert caption is not None
+    assert " ".join(caption.group(1).split()) == (
+        "Figure 2: Round-trip time against message size, measured points and fitted line"
+    )
+    table_caption = re.search(r'id="tbl-cost".*?<p>(.*?)</p>', page, re.S)
+    assert table_caption is not None
+    assert " ".join(table_caption.group(1).split()) == (
+        "Table 1: CPU cost per transaction by address space (2 KB messages)"
+    )
+
+
+def test_html_has_title_block_toc_and_formatted_numbers(page: str) -> None:
+    assert '<h1 class="title">Render test: TLS cost study</h1>' in page
+    assert '<p class="date">2026-01-15</p>' in page
+    assert '<nav id="TOC" role="doc-toc">' in page
+    assert '<a href="#cost-per-transaction"' in page
+    assert '<th class="num" style="text-align: right">CPU µs/txn</th>' in page
+    assert '<td class="num" style="text-align: right">+74.47%</td>' in page
+    assert '<td class="num" style="text-align: right">2,048</td>' in page
+    # echo: false in the front matter: no source code in the output.
+    assert "import altair" not in page
+    # env reaches the kernel: the report prints the warehouse file name it was given.
+    assert "5 workload points, 5 cost rows, warehouse from-env.duckdb" in page
+
+
+def test_progress_reports_each_cell_then_each_file(rendered: dict[str, Path]) -> None:
+    assert PROGRESS[0] == "cell 1/7 code cell 1, line 23"
+    assert PROGRESS[1] == "cell 2/7 injected parameters cell"
+    assert "cell 6/7 cell 'fig-rtt' (code cell 5, line 81)" in PROGRESS
+    assert PROGRESS[-2:] == ["writing report.html", "writing report.pdf"]
+
+
+def test_params_are_injected_after_the_parameters_cell(page: str) -> None:
+    assert "Study: tls-override. Baseline configuration: No TLS." in page
+    assert "default-study" not in page
+
+
+def test_pdf_has_two_a4_pages_and_one_vector_image_per_chart(pdf: PdfReader) -> None:
+    assert len(pdf.pages) == 2
+    box = pdf.pages[0].mediabox
+    assert (round(float(box.width)), round(float(box.height))) == (595, 842)
+    forms = images = 0
+    for p in pdf.pages:
+        xobjects = p["/Resources"].get("/XObject") or {}
+        for ref in xobjects.values():
+            subtype = ref.get_object()["/Subtype"]
+            forms += subtype == "/Form"
+            images += subtype == "/Image"
+    assert (forms, images) == (2, 0)
+
+
+def test_pdf_text_has_captions_references_page_numbers_and_literal_label(pdf: PdfReader) -> None:
+    text = [" ".join(p.extract_text().split()) for p in pdf.pages]
+    assert "Table 1: CPU cost per transaction by address space (2 KB messages)" in text[0]
+    assert "Figure 1: CPU µs per transaction, stacked by address space" in text[0]
+    assert "Figure 2: Round-trip time against message size" in text[1]
+    assert "Table 1 lists the cost per transaction" in text[0]
+    assert "Study: tls-override." in text[0]
+    assert "<script>alert(1)</" in text[0]
+    assert text[0].endswith("1") and text[1].endswith("2")
+
+
+def test_failing_cell_names_the_cell_and_the_error(tmp_path: Path) -> None:
+    with pytest.raises(RenderError) as err:
+        render_report(FIXTURES / "failing.qmd", tmp_path, formats=["html"], engine="own")
+    message = str(err.value)
+    assert "failing.qmd: cell 'tbl-broken' (code cell 3, line 15) failed" in message
+    assert message.endswith("KeyError: 'no_such_column'")
+    assert not (tmp_path / "failing.html").exists()
+
+
+def test_unknown_cross_reference_fails_before_running_cells(tmp_path: Path) -> None:
+    qmd = tmp_path / "typo.qmd"
+    qmd.write_text("---\ntitle: T\n---\n\nSee @fig-costs.\n\n```{python}\nraise SystemExit\n```\n")
+    with pytest.raises(RenderError, match=r"unresolved cross-reference @fig-costs"):
+        render_report(qmd, tmp_path, engine="own")
+
+
+def test_parse_reads_front_matter_cells_and_options() -> None:
+    doc = parse_qmd(FIXTURES / "report.qmd")
+    assert doc.meta["title"] == "Render test: TLS cost study"
+    assert doc.execute_option("echo", True) is False
+    assert doc.format_options("typst") == {"papersize": "a4"}
+    code = [c for c in doc.cells if c.kind == "code"]
+    assert [c.label for c in code] == [None, None, "tbl-cost", "fig-cost", "fig-rtt", None]
+    assert code[0].tags == ["parameters"]
+    assert code[3].options["fig-cap"] == "CPU µs per transaction, stacked by address space"
+    assert code[3].source.startswith("chart(")
+
+
+def test_parse_keeps_example_fences_as_markdown() -> None:
+    text = "Text\n\n````markdown\n```{python}\nx = 1\n```\n````\n\n```{.python}\ny = 2\n```\n"
+    doc = parse_qmd_text(text, Path("t.qmd"))
+    assert [c.kind for c in doc.cells] == ["markdown"]
+    with pytest.raises(RenderError, match=r"line 1: only \{python\} cells"):
+        parse_qmd_text("```{r}\n1\n```\n", Path("t.qmd"))
+
+
+def test_parameters_injected_after_parameters_cell_papermill_style() -> None:
+    doc = parse_qmd(FIXTURES / "report.qmd")
+    nb = build_notebook(doc, {"study": "x'y", "sizes": [256, 2048]})
+    injected = nb.cells[2]
+    assert nb.cells[1].metadata["tags"] == ["parameters"]
+    assert injected.metadata["tags"] == ["injected-parameters"]
+    assert injected.source == '# Injected parameters\nstudy = "x\'y"\nsizes = [256, 2048]\n'
+    with pytest.raises(RenderError, match="parameter 'when' must be"):
+        build_notebook(doc, {"when": object()})
+
+
+def test_table_escapes_data_and_formats_numbers_for_both_targets() -> None:
+    frame = pl.DataFrame(
+        {"address_space": [HOSTILE, "a|b"], "cpu_us_per_txn": [1234.5, 7.0], "runs": [3, 12]}
+    )
+    data = table(frame).data
+    assert "<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>" in data["text/html"]
+    assert "<script>" not in data["text/html"]
+    lines = data["text/markdown"].splitlines()
+    assert lines[0] == r"| Address space | CPU µs\/txn | Runs |"
+    assert lines[1] == "|:---|---:|---:|"
+    assert lines[2] == r"| \<script\>alert\(1\)\<\/script\> | 1\,234 | 3 |"
+    assert lines[3] == r"| a\|b | 7 | 12 |"
+
+
+def test_table_precision_follows_magnitude_and_formats_override() -> None:
+    frame = pd.DataFrame(
+        {"util": [0.01234, 0.5], "rtt_us": [150.25, 99.0], "pct": [1.5, None]},
+    )
+    html_table = table(frame, formats={"pct": "{:+.1f}%"}, labels={"util": "Busy"}).data
+    cells = re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", html_table["text/html"])
+    assert cells == ["Busy", "RTT µs", "Pct", "0.012", "150.2", "+1.5%", "0.500", "99.0", "–"]
+
+
+def test_column_labels_put_units_last() -> None:
+    assert column_label("cpu_us_per_txn") == "CPU µs/txn"
+    assert column_label("message_bytes") == "Message bytes"
+    assert column_label("change_pct") == "Change %"
+    assert column_label("rate_per_s") == "Rate per s"
+    assert column_label("configuration") == "Configuration"
+
+
+def test_note_and_markdown_escaping_leave_no_markup() -> None:
+    assert escape_markdown("*x* @fig-a `c`") == r"\*x\* \@fig\-a \`c\`"
+    data = note(f"Label {HOSTILE}\n\nSecond").data
+    assert data["text/html"] == (
+        '<p class="mqcap-note">Label &lt;script&gt;alert(1)&lt;/script&gt;</p>\n'
+        '<p class="mqcap-note">Second</p>'
+    )
+    assert data["text/markdown"] == "Label \\<script\\>alert\\(1\\)\\<\\/script\\>\n\nSecond"
+
+
+def test_chart_bundle_has_spec_html_and_svg_and_sends_javascript_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import altair as alt
+
+    monkeypatch.delenv(display_mod.VEGA_BUNDLE_ENV, raising=False)
+    monkeypatch.setattr(display_mod, "_bundle_sent", False)
+    frame = pd.DataFrame({"x": ["a", HOSTILE], "y": [1, 2]})
+    first = chart(alt.Chart(frame).mark_bar().encode(x="x", y="y")).data
+    second = chart(alt.Chart(frame).mark_point().encode(x="x", y="y")).data
+    mime = f"application/vnd.vegalite.{alt.SCHEMA_VERSION.split('.')[0]}+json"
+    assert first[mime]["mark"] == {"type": "bar"}
+    assert first[mime]["config"]["mark"]["tooltip"] is True
+    assert first["text/html"].count('<script id="mqcap-vega-bundle">') == 1
+    assert '<script id="mqcap-vega-bundle">' not in second["text/html"]
+    assert "vegaEmbed(" in second["text/html"]
+    assert "<script>alert" not in second["text/html"]
+    assert first["image/svg+xml"].startswith("<svg")
+    assert "&lt;script&gt;" in first["image/svg+xml"]
+
+
+def test_auto_engine_runs_quarto_when_it_is_on_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A stand-in `quarto` records its arguments and writes the file it was asked for.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "quarto"
+    fake.write_text(
+        "#!/bin/sh\n"
+        'printf "%s\\n" "$@" >> "$ARGS_LOG"\n'
+        'echo "$MQCAP_WAREHOUSE" >> "$ARGS_LOG"\n'
+        'while [ "$#" -gt 0 ]; do\n'
+        '  case "$1" in --output-dir) dir="$2";; --output) name="$2";; esac; shift\n'
+        "done\n"
+        'echo rendered > "$dir/$name"\n'
+    )
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    log = tmp_path / "args.log"
+    out = tmp_path / "out"
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    result = render_report(
+        FIXTURES / "report.qmd",
+        out,
+        params={"study": "tls", "sizes": [256, 2048]},
+        output_stem="tls",
+        env={"ARGS_LOG": str(log), "MQCAP_WAREHOUSE": "/data/wh.duckdb"},
+    )
+    assert result == {"html": out.resolve() / "tls.html", "pdf": out.resolve() / "tls.pdf"}
+    args = log.read_text().splitlines()
+    html_call = args[: args.index("/data/wh.duckdb")]
+    assert html_call == [
+        "render",
+        str((FIXTURES / "report.qmd").resolve()),
+        "--to",
+        "html",
+        "-P",
+        "study:tls",
+        "-P",
+        "sizes:[256, 2048]",
+        "-M",
+        "embed-resources:true",
+        "--output-dir",
+        str(out.resolve()),
+        "--output",
+        "tls.html",
+    ]
+    assert args[len(html_call) + 1 : len(html_call) + 5] == [
+        "render",
+        str((FIXTURES / "report.qmd").resolve()),
+        "--to",
+        "typst",
+    ]
+
+
+def _executed(qmd_text: str, outputs: list[list[dict]]) -> tuple:
+    # A notebook as nbclient leaves it, with chosen outputs, to test conversion alone.
+    import nbformat
+
+    doc = parse_qmd_text(qmd_text, Path("conv.qmd"))
+    nb = build_notebook(doc, None)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    for node, outs in zip(code, outputs, strict=True):
+        node.outputs = [nbformat.from_dict(o) for o in outs]
+    return nb, doc
+
+
+def test_conversion_follows_cell_options_and_places_code_before_captions(tmp_path: Path) -> None:
+    from mqcap.render.markdown import to_markdown
+
+    qmd = (
+        "---\ntitle: C\nexecute:\n  echo: false\n---\n\n"
+        "```{python}\n#| label: tbl-a\n#| tbl-cap: Costs\n#| echo: true\ntable(x)\n```\n\n"
+        "```{python}\n#| warning: false\nwarn()\n```\n\n"
+        "```{python}\n#| output: asis\nprint('**bold**')\n```\n\n"
+        "```{python}\n#| include: false\nsecret()\n```\n\n"
+        "```{python}\n#| output: false\nhidden()\n```\n"
+    )
+    md_table = {"text/markdown": "| a |\n|---:|\n| 1 |", "text/html": "<table></table>"}
+    nb, doc = _executed(
+        qmd,
+        [
+            [{"output_type": "display_data", "data": md_table, "metadata": {}}],
+            [{"output_type": "stream", "name": "stderr", "text": "UserWarning: careful\n"}],
+            [{"output_type": "stream", "name": "stdout", "text": "**bold**\n"}],
+            [{"output_type": "stream", "name": "stdout", "text": "SECRET\n"}],
+            [{"output_type": "stream", "name": "stdout", "text": "HIDDEN\n"}],
+        ],
+    )
+    typst_md = to_markdown(nb, doc, "typst", tmp_path / "files").markdown
+    assert typst_md == (
+        "``` {.python}\ntable(x)\n```\n\n| a |\n|---:|\n| 1 |\n\n: Table 1: Costs {#tbl-a}\n\n"
+        "**bold**\n\n"
+    )
+    html_md = to_markdown(nb, doc, "html", tmp_path / "files").markdown
+    assert html_md.startswith(
+        "``` {.python}\ntable(x)\n```\n\n::: {#tbl-a .mqcap-table-figure}\n"
+        "::: {.mqcap-caption}\nTable 1: Costs\n:::\n\n```{=html}\n<table></table>\n```\n:::"
+    )
+    assert "careful" not in html_md and "SECRET" not in html_md and "HIDDEN" not in html_md
+
+
+def test_quarto_engine_without_quarto_on_path_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(RenderError, match="engine='quarto' but no `quarto` executable"):
+        render_report(FIXTURES / "report.qmd", tmp_path, engine="quarto")
