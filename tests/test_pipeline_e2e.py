@@ -41,7 +41,7 @@ def test_sample_study_runs_end_to_end_and_incrementally(settings, sample_study):
     paths = result.reports.outputs["attls"]
     html = paths["html"].read_text()
     assert "956,592" in html  # the table, formatted with units
-    assert "<script src=\"http" not in html
+    assert '<script src="http' not in html
     assert len(PdfReader(paths["pdf"]).pages) >= 2
     assert (settings.reports_out / "index.html").exists()
 

@@ -1,0 +1,35 @@
+-- Generated from pipelines/mqcap/parsers/smf/structures.py by mqcap.parsers.smf.staging.
+-- Getmain statistics (SMF 115.6).
+with source as (
+    select * from {{ source('smf', 'smf_qsgm') }}
+)
+
+select
+    cast(file_id as {{ dbt.type_string() }}) || '-'
+    || cast(coalesce(source_record, source_line) as {{ dbt.type_string() }}) || '-'
+    || cast(source_item as {{ dbt.type_string() }}) as smf_row_key,
+    file_id,
+    source_file,
+    source_offset,
+    source_record,
+    source_line,
+    source_item,
+    smf_type,
+    smf_subtype,
+    record_time_local,
+    system_id,
+    qmgr as qmgr_name,
+    qsg,
+    mq_version,
+    interval_start_utc,
+    interval_duration_s,
+    interval_duration_us,
+    length_total,
+    new_records,
+    length_max,
+    length_min,
+    requests,
+    storage_class,
+    csect,
+    csect_offset
+from source

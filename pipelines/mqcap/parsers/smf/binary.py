@@ -1,0 +1,100 @@
+"""Parser ``smf_mq``: binary SMF dumps (FORMATS.md section 1) -> ``landing.smf_<structure>``.
+
+Streams the dump (bounded memory: one record plus the current batches), decodes every MQ
+SMF 115/116 structure mq-smf-csv knows, and skips (and counts, ``ctx.skip``) dump
+header/trailer records (types 2/3), other record types and MQ subtypes without a decoder.
+
+Example:
+    parsed = parse_file(PARSER, Path("TESTCHL.dat"))
+    parsed["smf_qcst"].height  # 23
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import polars as pl
+
+from mqcap.parsers.base import Batch, ParseContext, Parser
+from mqcap.parsers.smf.reader import detect_rdw, read_records
+from mqcap.parsers.smf.records import DISPATCH_115, RecordError, decode_record, is_mq
+from mqcap.parsers.smf.structures import STRUCTURES
+from mqcap.parsers.smf.tables import ALL_TABLES, TABLES
+
+# A batch holds at most about this many values (rows x columns), so wide tables (WQ has ~480
+# columns) flush sooner and memory stays bounded whatever the dump size.
+BATCH_CELLS = 2_000_000
+TABLE_OF = {name: s.table for name, s in STRUCTURES.items()}
+BATCH_ROWS = {t.name: max(500, BATCH_CELLS // len(t.columns)) for t in ALL_TABLES}
+_KNOWN_116 = {0, 1, 2, 10}
+
+
+def sniff(head: bytes, name: str) -> bool:
+    rdw = detect_rdw(head)
+    if rdw is None:
+        return False
+    at = 4 if rdw else 0
+    # Dumps start with a type 2 header or an MQ record; the name breaks ties only.
+    return head[at + 1] in (2, 115, 116) or name.lower().endswith((".dat", ".smf", ".bin"))
+
+
+def frame(table: str, rows: list[tuple]) -> pl.DataFrame:
+    """Rows (head columns + field values, timestamps as epoch microseconds) -> typed frame.
+
+    Built column by column (one transpose in C) rather than row by row: several times faster
+    for the wide accounting tables.
+    """
+    t = TABLES[table]
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(t.columns)
+    data = {}
+    for (name, typ), values in zip(t.columns.items(), columns, strict=True):
+        dtype = pl.Utf8 if typ == "VARCHAR" else pl.Int64
+        s = pl.Series(name, values, dtype=dtype)
+        data[name] = s.cast(pl.Datetime("us")) if typ == "TIMESTAMP" else s
+    return pl.DataFrame(data)
+
+
+def parse(ctx: ParseContext) -> Iterator[Batch]:
+    pending: dict[str, list[tuple]] = {}
+    source = ctx.source_file
+    for rec in read_records(ctx):
+        data = rec.data
+        if not is_mq(data):
+            ctx.skip(f"SMF type {data[1] if len(data) > 1 else '?'} record")
+            continue
+        st = int.from_bytes(data[18:20], "big") if len(data) >= 20 else -1
+        known = DISPATCH_115 if data[1] == 115 else _KNOWN_116
+        if st not in known:
+            ctx.skip(f"SMF {data[1]} subtype {st} record (no decoder)")
+            continue
+        try:
+            pre = (source, rec.offset, rec.number, None)
+            post: tuple = ()
+            last = None
+            for item, (name, ident, values) in enumerate(decode_record(data)):
+                if ident is not last:
+                    last, post = ident, ident.values()
+                table = TABLE_OF[name]
+                rows = pending.setdefault(table, [])
+                rows.append((*pre, item, *post, *values))
+                if len(rows) >= BATCH_ROWS[table]:
+                    yield table, frame(table, rows)
+                    pending[table] = []
+        except (RecordError, IndexError, ValueError) as exc:
+            raise ctx.error(
+                f"SMF {data[1]}.{st} record {rec.number}: {exc}", offset=rec.offset
+            ) from None
+    for table, rows in pending.items():
+        if rows:
+            yield table, frame(table, rows)
+
+
+PARSER = Parser(
+    kind="smf_mq",
+    description="IBM MQ SMF 115/116 binary dump (with or without RDW)",
+    tables=ALL_TABLES,
+    sniff=sniff,
+    parse=parse,
+    priority=20,
+    mode="binary",
+)

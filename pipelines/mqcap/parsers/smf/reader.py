@@ -1,0 +1,234 @@
+"""Streaming reader of binary SMF dumps: one complete SMF record at a time.
+
+Two layouts are accepted:
+
+- with RDWs (record descriptor words, the usual "binary with RDW" transfer): each segment is
+  ``length(2) flags(2) data``; the first flag byte says complete (0), first (1), last (2) or
+  middle (3) segment of a spanned record, which is re-assembled here;
+- without RDWs ("NORDW"): records follow each other; the length of an MQ record comes from its
+  self-defining section triplets, that of a dump header/trailer (types 2/3) from its fixed size.
+  Other record types cannot be measured without an RDW, so they stop the read with an error.
+
+Memory stays bounded: the file is read in chunks and at most one (re-assembled) record is held.
+Every problem raises an :class:`InputError` naming the byte offset.
+
+Example:
+    for rec in read_records(ctx):
+        rec.offset, rec.number, rec.data[1]  # data starts at the SMF flag byte (no RDW)
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from mqcap.parsers.base import ParseContext
+from mqcap.parsers.smf.convert import smf_date
+
+CHUNK = 1 << 20
+MAX_RECORD = 1 << 24  # a re-assembled spanned record larger than this is not an SMF record
+PROGRESS_EVERY = 8 << 20
+_HALF = struct.Struct(">HH")
+_TRIPLET = struct.Struct(">IHH")
+# Known SMF record types whose layout this reader can measure without an RDW.
+_NORDW_FIXED = {2: 14, 3: 14}
+
+
+@dataclass(frozen=True)
+class RawRecord:
+    offset: int  # byte offset of the record's first RDW (or of its first byte, NORDW)
+    number: int  # 1-based record number in the file
+    data: bytes  # the SMF record from its flag byte on (RDW removed, segments joined)
+
+
+def plausible_header(b: bytes, at: int) -> bool:
+    """An SMF header (flag, type, time, packed date) starts at ``at``."""
+    if len(b) < at + 10:
+        return False
+    hundredths = int.from_bytes(b[at + 2 : at + 6], "big")
+    return hundredths < 8640000 and smf_date(b[at + 6 : at + 10]) is not None
+
+
+def detect_rdw(head: bytes) -> bool | None:
+    """True: RDW layout; False: NORDW; None: not an SMF dump at all."""
+    if len(head) >= 4:
+        length, seg = _HALF.unpack_from(head, 0)
+        if length >= 18 and seg & 0xFCFF == 0 and plausible_header(head, 4):
+            return True
+    if plausible_header(head, 0):
+        return False
+    return None
+
+
+class _Chunks:
+    """A sliding window over the file: ``take(n)`` returns exactly n bytes or fewer at EOF."""
+
+    def __init__(self, fh) -> None:
+        self.fh = fh
+        self.buf = b""
+        self.pos = 0  # offset in buf
+        self.base = 0  # file offset of buf[0]
+
+    @property
+    def offset(self) -> int:
+        return self.base + self.pos
+
+    def ensure(self, n: int) -> bool:
+        while len(self.buf) - self.pos < n:
+            more = self.fh.read(max(CHUNK, n))
+            if not more:
+                return False
+            self.base += self.pos
+            self.buf = self.buf[self.pos :] + more
+            self.pos = 0
+        return True
+
+    def take(self, n: int) -> bytes:
+        self.ensure(n)
+        out = self.buf[self.pos : self.pos + n]
+        self.pos += len(out)
+        return out
+
+    def peek(self, n: int) -> bytes:
+        self.ensure(n)
+        return self.buf[self.pos : self.pos + n]
+
+    def at_eof(self) -> bool:
+        return not self.ensure(1)
+
+
+def read_records(ctx: ParseContext) -> Iterator[RawRecord]:
+    with open(ctx.path, "rb") as fh:
+        chunks = _Chunks(fh)
+        head = chunks.peek(64)
+        if not head:
+            raise ctx.error("empty file: no SMF records", offset=0)
+        rdw = detect_rdw(head)
+        if rdw is None:
+            raise ctx.error(
+                "not an SMF dump: no RDW or SMF record header at the start of the file",
+                offset=0,
+            )
+        reader = _read_rdw if rdw else _read_nordw
+        yield from reader(ctx, chunks)
+        ctx.progress(chunks.offset)
+
+
+def _read_rdw(ctx: ParseContext, chunks: _Chunks) -> Iterator[RawRecord]:
+    number = 0
+    next_progress = PROGRESS_EVERY
+    parts: list[bytes] = []
+    size = 0
+    start = 0
+    while True:
+        at = chunks.offset
+        rdw = chunks.take(4)
+        if not rdw:
+            break
+        if len(rdw) < 4:
+            raise ctx.error(f"truncated RDW: {len(rdw)} byte(s) at end of file", offset=at)
+        length, seg = _HALF.unpack(rdw)
+        flag = seg >> 8
+        if length < 4 or seg & 0xFF or flag > 3:
+            raise ctx.error(
+                f"bad RDW (length {length}, segment flags 0x{seg:04X}): not an RDW-format "
+                "SMF dump or the data is corrupt",
+                offset=at,
+            )
+        body = chunks.take(length - 4)
+        if len(body) < length - 4:
+            raise ctx.error(
+                f"record length {length} runs past the end of the file "
+                f"({len(body) + 4} byte(s) left)",
+                offset=at,
+            )
+        if flag in (0, 1):  # complete, or first segment
+            if parts:
+                raise ctx.error(
+                    "inconsistent segment flags: a new record starts before the last "
+                    "segment of the spanned record at byte " + str(start),
+                    offset=at,
+                )
+            start = at
+            if flag == 0:
+                number += 1
+                yield RawRecord(at, number, body)
+            else:
+                parts, size = [body], len(body)
+            if at >= next_progress:
+                ctx.progress(at)
+                next_progress = at + PROGRESS_EVERY
+            continue
+        # middle (3) or last (2) segment
+        if not parts:
+            raise ctx.error(
+                f"inconsistent segment flags: {'last' if flag == 2 else 'middle'} segment "
+                "without a first segment",
+                offset=at,
+            )
+        parts.append(body)
+        size += len(body)
+        if size > MAX_RECORD:
+            raise ctx.error(f"spanned record larger than {MAX_RECORD} bytes", offset=start)
+        if flag == 2:
+            number += 1
+            yield RawRecord(start, number, b"".join(parts))
+            parts, size = [], 0
+    if parts:
+        raise ctx.error(
+            "inconsistent segment flags: file ends inside a spanned record (no last segment)",
+            offset=start,
+        )
+
+
+def nordw_length(head: bytes) -> int | None:
+    """Length of the record starting ``head`` (no RDW), from its header and triplets."""
+    rtype = head[1]
+    if rtype in _NORDW_FIXED:
+        return _NORDW_FIXED[rtype]
+    if rtype not in (115, 116) or len(head) < 32:
+        return None
+    # Triplets (offset, length, count) follow the 24-byte header; offsets count the RDW.
+    first_off, first_len, _ = _TRIPLET.unpack_from(head, 24)
+    if first_len == 4:
+        ntrip = 2
+    else:
+        q = first_off - 4
+        if q + 7 > len(head):
+            return None
+        ntrip = head[q + 6]
+    end = 24
+    for i in range(min(ntrip, 12)):
+        if 24 + i * 8 + 8 > len(head):
+            break
+        off, ln, n = _TRIPLET.unpack_from(head, 24 + i * 8)
+        if off and n:
+            end = max(end, off - 4 + ln * n)
+    return end
+
+
+def _read_nordw(ctx: ParseContext, chunks: _Chunks) -> Iterator[RawRecord]:
+    number = 0
+    next_progress = PROGRESS_EVERY
+    while not chunks.at_eof():
+        at = chunks.offset
+        head = chunks.peek(32768)
+        if not plausible_header(head, 0):
+            raise ctx.error("no SMF record header here (NORDW dump out of step)", offset=at)
+        length = nordw_length(head)
+        if length is None:
+            raise ctx.error(
+                f"cannot tell the length of an SMF type {head[1]} record without RDWs",
+                offset=at,
+            )
+        data = chunks.take(length)
+        if len(data) < length:
+            raise ctx.error(
+                f"truncated record: {length} bytes expected, {len(data)} left", offset=at
+            )
+        number += 1
+        yield RawRecord(at, number, data)
+        if at >= next_progress:
+            ctx.progress(at)
+            next_progress = at + PROGRESS_EVERY

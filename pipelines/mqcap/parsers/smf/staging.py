@@ -1,0 +1,136 @@
+"""Writes the dbt staging models of the SMF landing tables from the field tables.
+
+One view per structure, ``models/staging/smf/stg_smf__<structure>.sql``, plus the sources and
+models YAML. The SQL is generated (WQ alone has ~460 columns) so it cannot drift from the
+field tables; ``tests/test_smf_staging.py`` fails when a committed file is out of date.
+Run: ``python -m mqcap.parsers.smf.staging [models/staging/smf]``.
+
+Example:
+    files = render_all()  # {"stg_smf__qcst.sql": "...", ...}
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from mqcap.parsers.smf.fields import F, Structure
+from mqcap.parsers.smf.structures import STRUCTURES
+
+HEADER = "-- Generated from pipelines/mqcap/parsers/smf/structures.py by mqcap.parsers.smf.staging."
+# Kinds whose landed value keeps a mq-smf-csv placeholder that means "no value".
+PLACEHOLDER_NULL = {"minsize": "-1"}
+
+
+# DuckDB reserved words among the landed column names: quoted in SQL, renamed in staging.
+RESERVED = {"limit": "limit_value"}
+
+
+def _expr(f: F) -> str:
+    col = f.column
+    if col in RESERVED:
+        return f'"{col}" as {RESERVED[col]}'
+    if f.kind in PLACEHOLDER_NULL:
+        return f"nullif({col}, {PLACEHOLDER_NULL[f.kind]}) as {col}"
+    return col
+
+
+def render_sql(s: Structure) -> str:
+    lines = [
+        HEADER,
+        f"-- {s.description}",
+        "with source as (",
+        f"    select * from {{{{ source('smf', '{s.table}') }}}}",
+        ")",
+        "",
+        "select",
+        "    cast(file_id as {{ dbt.type_string() }}) || '-'",
+        "    || cast(coalesce(source_record, source_line) as {{ dbt.type_string() }}) || '-'",
+        "    || cast(source_item as {{ dbt.type_string() }}) as smf_row_key,",
+        "    file_id,",
+        "    source_file,",
+        "    source_offset,",
+        "    source_record,",
+        "    source_line,",
+        "    source_item,",
+        "    smf_type,",
+        "    smf_subtype,",
+        "    record_time_local,",
+        "    system_id,",
+        "    qmgr as qmgr_name,",
+        "    qsg,",
+        "    mq_version,",
+        "    interval_start_utc,",
+        "    interval_duration_s,",
+        "    interval_duration_us,",
+    ]
+    body = [f"    {_expr(f)}" for f in s.fields]
+    lines += [b + "," for b in body[:-1]] + [body[-1], "from source", ""]
+    return "\n".join(lines)
+
+
+def render_sources() -> str:
+    out = [
+        "version: 2",
+        "",
+        "sources:",
+        "  - name: smf",
+        "    description: >",
+        "      IBM MQ SMF 115/116 structures landed by mqcap: binary dumps",
+        "      (pipelines/mqcap/parsers/smf/binary.py) and mq-smf-csv output",
+        "      (pipelines/mqcap/parsers/smf/csv_loader.py) land in the same tables.",
+        "    schema: landing",
+        "    tables:",
+    ]
+    for s in STRUCTURES.values():
+        out += [f"      - name: {s.table}", f"        description: {_yaml(s.description)}"]
+    return "\n".join(out) + "\n"
+
+
+def render_models() -> str:
+    out = ["version: 2", "", "models:"]
+    for s in STRUCTURES.values():
+        out += [
+            f"  - name: stg_smf__{s.name.lower()}",
+            "    description: >",
+            f"      Grain: {s.description} One row per {s.name} instance (file_id, record or line,",
+            "      source_item). mq-smf-csv placeholders for 'no value' are NULL.",
+            "    columns:",
+            "      - name: smf_row_key",
+            "        description: file_id-record (or line)-item, the key of a row.",
+            "        data_tests: [unique, not_null]",
+            "      - name: file_id",
+            "        description: Ingest ledger id of the file the row came from.",
+            "        data_tests: [not_null]",
+            "      - name: record_time_local",
+            "        description: When SMF wrote the record (z/OS local time of the SMF header).",
+            "        data_tests: [not_null]",
+            "      - name: qmgr_name",
+            "        description: Queue manager (SMF subsystem id).",
+            "        data_tests: [not_null]",
+        ]
+    return "\n".join(out) + "\n"
+
+
+def _yaml(text: str) -> str:
+    return '"' + text.replace('"', "'") + '"'
+
+
+def render_all() -> dict[str, str]:
+    files = {f"stg_smf__{s.name.lower()}.sql": render_sql(s) for s in STRUCTURES.values()}
+    files["_smf__sources.yml"] = render_sources()
+    files["_smf__models.yml"] = render_models()
+    return files
+
+
+def main(argv: list[str]) -> int:
+    target = Path(argv[0]) if argv else Path("models/staging/smf")
+    target.mkdir(parents=True, exist_ok=True)
+    for name, text in render_all().items():
+        (target / name).write_text(text)
+    print(f"wrote {len(render_all())} files to {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
