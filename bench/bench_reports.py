@@ -1,0 +1,110 @@
+"""RMF Postprocessor report parsing throughput (CRYPTO HARDWARE ACTIVITY, WORKLOAD ACTIVITY), each
+on a >= 200 MB report of many intervals, against a plain Python line scan of the same file.
+
+The reports are the real samples (tests/fixtures/rmf/) with a carriage-control column added
+(continuation rows left as the PDF text has them), one page per interval, DATE/TIME advancing 15
+minutes per interval, the three crypto layouts (V2R2 TOTAL, V2R3 LPAR+CPC, V2R4 CEX7) and the two
+WORKLOAD ACTIVITY block layouts taking turns. Parse time includes building the typed polars frames the ingest layer lands (the DuckDB
+insert, shared by every parser, is excluded). The reference reads the file line by line as text
+and counts lines: the floor any line-oriented parser pays.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from mqcap.parsers import rmf_crypto, rmf_workload
+from mqcap.parsers.base import ParseContext
+
+from bench.common import measure, result
+
+ROOT = Path(__file__).resolve().parents[1]
+RMF = ROOT / "tests" / "fixtures" / "rmf"
+TARGET_MB = 200
+CRYPTO = sorted(RMF.glob("CRYPTO_PP_*.txt"))
+WORKLOAD = [
+    RMF / "WLMGL_PP_V2R2_UTCPLXCB_2015-04-21.txt",
+    RMF / "WLMGL_PP_V2R3_UTCPLXCB_2016-12-19_STCLOW.txt",
+]
+
+
+def _template(path: Path) -> str:
+    """The sample as one SYSOUT page, DATE and TIME replaced by {date} / {time} placeholders."""
+    lines = [
+        ln for ln in path.read_text(encoding="latin-1").splitlines() if not ln.startswith("# ")
+    ]
+    out, titled = [], False
+    for line in lines:
+        line = line.replace("{", "{{").replace("}", "}}")
+        if not titled and "A C T I V I T Y" in line:
+            out.append("1" + line.strip())
+            titled = True
+            continue
+        out.append(" " + line)
+    text = "\n".join(out) + "\n"
+    text = re.sub(r"(?<![/])DATE \d\d/\d\d/\d{4}", "DATE {date}", text)
+    return re.sub(r"TIME \d\d\.\d\d\.\d\d", "TIME {time}", text)
+
+
+def make_report(work: Path, name: str, samples: list[Path], target_mb: float) -> tuple[Path, int]:
+    """A report of many intervals, >= target_mb; returns (path, intervals)."""
+    templates = [_template(p) for p in samples]
+    path = work / name
+    start = datetime(2024, 1, 1, 0, 0, 0)
+    written, n = 0, 0
+    with open(path, "w", encoding="latin-1") as fh:
+        while written < target_mb * 1e6:
+            t = start + timedelta(minutes=15 * n)
+            page = templates[n % len(templates)].format(
+                date=t.strftime("%m/%d/%Y"), time=t.strftime("%H.%M.%S")
+            )
+            fh.write(page)
+            written += len(page)
+            n += 1
+    return path, n
+
+
+def parse_rows(kind: str, path: Path) -> int:
+    parser = {"crypto": rmf_crypto.PARSER, "workload": rmf_workload.PARSER}[kind]
+    ctx = ParseContext(path=path, source_file=path.name, size=path.stat().st_size)
+    rows = 0
+    for table, batch in parser.parse(ctx):
+        rows += parser.table(table).frame(batch).height
+    return rows
+
+
+def line_scan(path: Path) -> int:
+    n = 0
+    with open(path, encoding="latin-1") as fh:
+        for _ in fh:
+            n += 1
+    return n
+
+
+def run(work: Path, quick: bool) -> list[dict]:
+    target = 2 if quick else TARGET_MB
+    out = []
+    for kind, samples in (("crypto", CRYPTO), ("workload", WORKLOAD)):
+        path, intervals = make_report(work, f"rmf_{kind}_bench.txt", samples, target)
+        size_mb = path.stat().st_size / 1e6
+        t_parse, mem_parse, rows = measure(lambda p=path, k=kind: parse_rows(k, p))
+        t_scan, mem_scan, lines = measure(lambda p=path: line_scan(p))
+        out.append(
+            result(
+                f"rmf_{kind} parse",
+                "throughput",
+                size_mb / t_parse,
+                "MB/s",
+                "plain Python line scan (text, count lines)",
+                size_mb / t_scan,
+                peak_rss_mb=mem_parse,
+                notes=(
+                    f"{size_mb:.0f} MB, {intervals:,} intervals, {lines:,} lines -> {rows:,} rows "
+                    f"in {t_parse:.1f}s (scan {t_scan:.1f}s, {mem_scan:.0f} MB RSS)"
+                ),
+            )
+        )
+        path.unlink()
+    return out

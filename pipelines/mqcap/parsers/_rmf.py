@@ -1,0 +1,200 @@
+"""Shared pieces of the RMF Postprocessor text-report parsers (FORMATS.md section 5).
+
+Not a parser (no ``PARSER``): page titles, carriage control and the interval header that every
+Postprocessor report page repeats::
+
+    1                C R Y P T O   H A R D W A R E   A C T I V I T Y
+     z/OS V2R2        SYSTEM ID S35        DATE 04/26/2017        INTERVAL 29.59.848
+                      RPT VERSION V2R2 RMF TIME 09.00.00          CYCLE 1.000 SECONDS
+
+A report printed to SYSOUT keeps the ASA carriage-control column (``1`` new page, ``0``/``-``
+extra spacing, `` `` single space, ``+`` overprint); a report copied from a PDF or a browser has
+none and may have lost the leading blanks of its rows. :class:`ReportLines` hides the difference.
+
+Example:
+    for lineno, text in ReportLines(ctx):
+        title = page_title(text)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from mqcap.parsers.base import ParseContext, read_text_lines
+
+# Spaced-out page titles: "C R Y P T O  H A R D W A R E  A C T I V I T Y", "C P U  A C T I V I T Y".
+_SPACED_TITLE = re.compile(r"[A-Z0-9/](?: {1,4}[A-Z0-9/]){3,}")
+_PAGE = re.compile(r"\s*PAGE\s+\d+\s*$")
+CRYPTO_TITLE = "CRYPTO HARDWARE ACTIVITY"
+WORKLOAD_TITLE = "WORKLOAD ACTIVITY"
+CC_CHARS = "10-+ "
+
+
+def page_title(text: str) -> str | None:
+    """The report title of a page-title line (spaces squeezed), else None.
+
+    Example:
+        >>> page_title("   C R Y P T O  H A R D W A R E  A C T I V I T Y      PAGE   3")
+        'CRYPTO HARDWARE ACTIVITY'
+    """
+    s = text.lstrip()
+    if s[1:2] != " " or s[3:4] != " ":  # fast path: data rows are not spelled out
+        return None
+    s = _PAGE.sub("", s).rstrip()
+    if len(s) < 9 or not _SPACED_TITLE.fullmatch(s):
+        return None
+    words = [w.replace(" ", "") for w in re.split(r" {2,}", s)]
+    # Every word must have been spelled out letter by letter: "C P U", not "CPU 2964".
+    if any(len(w) * 2 - 1 != len(raw) for w, raw in zip(words, re.split(r" {2,}", s), strict=True)):
+        return None
+    return " ".join(words)
+
+
+def head_titles(head: bytes) -> list[str]:
+    """Report titles found in the first bytes of a file, in order (for ``sniff``)."""
+    text = head.decode("latin-1")
+    found = []
+    for line in text.splitlines():
+        if line[:1] == "1":
+            line = line[1:]
+        title = page_title(line)
+        if title:
+            found.append(title)
+    return found
+
+
+class ReportLines:
+    """(line number, text) of a report with the carriage-control column removed when present.
+
+    Carriage control is recognised on the first page-title line: ``1`` in column 1. ``+``
+    (overprint) lines only re-print the line above for emphasis and are dropped. Lines starting
+    ``#`` plus a blank are comments added by whoever captured the report; they are counted as
+    unknown lines.
+    """
+
+    def __init__(self, ctx: ParseContext) -> None:
+        self.ctx = ctx
+        self.carriage_control: bool | None = None
+
+    def __iter__(self) -> Iterator[tuple[int, str]]:
+        ctx = self.ctx
+        for lineno, raw in read_text_lines(ctx, encoding="latin-1"):
+            if raw.startswith("#") and not raw[1:2].isalnum():
+                # "# DERIVED TEXT ..." notes, not "#SWAPS 2828" (a WORKLOAD ACTIVITY row).
+                ctx.unknown("comment line")
+                continue
+            text = raw.rstrip()
+            if self.carriage_control is None:
+                if text[:1] == "1" and page_title(text[1:]):
+                    self.carriage_control = True
+                elif page_title(text):
+                    self.carriage_control = False
+            if self.carriage_control and text:
+                cc = text[0]
+                if cc == "+":
+                    ctx.skip("overprint line")
+                    continue
+                if cc in CC_CHARS:
+                    text = " " + text[1:]
+            yield lineno, text
+
+
+@dataclass(frozen=True)
+class Interval:
+    """The identity every page header repeats: which system, which interval."""
+
+    system_id: str | None = None
+    sysplex: str | None = None
+    zos_level: str | None = None
+    rmf_version: str | None = None
+    date: str | None = None
+    time: str | None = None
+    interval_text: str | None = None
+    header_line: int | None = None
+
+    @property
+    def key(self) -> tuple:
+        return (self.system_id, self.sysplex, self.date, self.time, self.interval_text)
+
+
+_ZOS = re.compile(r"z/OS\s+(V\d+R\d+)")
+_SYSID = re.compile(r"SYSTEM ID\s+(\S+)")
+_SYSPLEX = re.compile(r"SYSPLEX\s+(\S+)")
+_DATE = re.compile(r"(?<![A-Z/])DATE\s+(\d\d/\d\d/\d{4})")
+_INTERVAL = re.compile(r"INTERVAL\s+(\d+\.\d\d\.\d{3})")
+_RPT = re.compile(r"RPT VERSION\s+(V\d+R\d+)")
+_TIME = re.compile(r"(?<![-/])TIME\s+(\d\d\.\d\d\.\d\d)(?!\.)")
+
+
+def header_fields(text: str, current: Interval) -> Interval | None:
+    """``current`` updated from a page-header line, or None when ``text`` is no header line.
+
+    Example:
+        >>> header_fields("RPT VERSION V2R2 RMF  TIME 09.00.00", Interval()).time
+        '09.00.00'
+    """
+    if "z/OS" in text and (m := _ZOS.search(text)) and ("DATE" in text or "SYSTEM" in text):
+        fields = {"zos_level": m.group(1)}
+        for name, rx in (("system_id", _SYSID), ("sysplex", _SYSPLEX), ("date", _DATE)):
+            if mm := rx.search(text):
+                fields[name] = mm.group(1)
+        if mm := _INTERVAL.search(text):
+            fields["interval_text"] = mm.group(1)
+        return replace(current, **fields)
+    if "RPT VERSION" in text and (m := _RPT.search(text)):
+        fields = {"rmf_version": m.group(1)}
+        if mm := _TIME.search(text):
+            fields["time"] = mm.group(1)
+        return replace(current, **fields)
+    return None
+
+
+def interval_start(ctx: ParseContext, iv: Interval, line: int) -> datetime:
+    """DATE mm/dd/yyyy + TIME hh.mm.ss of a page header, as printed (no time zone)."""
+    if iv.date is None or iv.time is None:
+        raise ctx.error("RMF page header without DATE and TIME", line=iv.header_line or line)
+    try:
+        return datetime.strptime(f"{iv.date} {iv.time}", "%m/%d/%Y %H.%M.%S")
+    except ValueError:
+        raise ctx.error(
+            f"RMF page header: bad DATE/TIME {iv.date} {iv.time}", line=iv.header_line or line
+        ) from None
+
+
+def interval_seconds(ctx: ParseContext, iv: Interval, line: int) -> float | None:
+    """INTERVAL mm.ss.ttt as seconds (``29.59.848`` -> 1799.848)."""
+    if iv.interval_text is None:
+        return None
+    mm, ss, ttt = iv.interval_text.split(".")
+    if int(ss) >= 60:
+        raise ctx.error(f"RMF page header: bad INTERVAL {iv.interval_text}", line=line)
+    return int(mm) * 60 + int(ss) + int(ttt) / 1000
+
+
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?|-?\.\d+")
+
+
+def number(text: str) -> float | None:
+    """A printed RMF value as a float; ``N/A``, dashes and stars (overflow) are None.
+
+    Example:
+        >>> number("356803K"), number("N/A")
+        (356803000.0, None)
+    """
+    t = text.strip()
+    if t.isascii() and t.replace(".", "", 1).isdigit():  # the common case, fast
+        return float(t)
+    scale = 1.0
+    if t[-1:] in "KMGT" and t[-1:]:
+        scale = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}[t[-1]]
+        t = t[:-1]
+    if not _NUMBER.fullmatch(t):
+        return None
+    return float(t) * scale
+
+
+def is_number(text: str) -> bool:
+    return bool(_NUMBER.fullmatch(text))

@@ -1,0 +1,431 @@
+"""RMF Postprocessor CRYPTO HARDWARE ACTIVITY report, text (FORMATS.md section 5).
+
+One landed row per interval, card and (where the layout has them) function and key size, per
+scope. Three real layouts are handled:
+
+- z/OS V2R2: one ``TOTAL`` column group per card (scope ``TOTAL``); PKCS11 cards add per-function
+  rows (ASYM FAST/GEN/SLOW, SYMM COMPLETE/PARTIAL); accelerators add RSA ME and CRT rows by key
+  size;
+- z/OS V2R3 (OA54952) and V2R4 (CEX7): ``LPAR`` and ``CPC`` column groups (scope ``LPAR`` /
+  ``CPC``), the accelerator's function column reads ``RSA ME   1024``; a group left blank (the
+  LPAR does not use the card) lands nothing for that scope.
+
+A row without a TYPE continues the card type above (it starts with the card ID); a row starting
+with a function name (or, in the V2R2 accelerator, a key size) continues the card above. Reports
+copied from PDF lost the leading blanks of those rows: values are placed by their position
+relative to the first token, so the fixed-column original and the PDF text parse the same.
+
+Example row (V2R2, S35)::
+
+    CEX5C   0   1882    0.206    38.8     0.25
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from mqcap.parsers import _rmf
+from mqcap.parsers.base import TEXT_LINEAGE, Batch, ParseContext, Parser, Table
+
+TABLE = Table(
+    "rmf_crypto",
+    {
+        **TEXT_LINEAGE,
+        "system_id": "VARCHAR",
+        "zos_level": "VARCHAR",
+        "interval_start": "TIMESTAMP",
+        "interval_s": "DOUBLE",
+        "section": "VARCHAR",
+        "card_type": "VARCHAR",
+        "card_id": "INTEGER",
+        "function": "VARCHAR",
+        "key_size_bits": "INTEGER",
+        "scope": "VARCHAR",
+        "rate_per_s": "DOUBLE",
+        "exec_time_ms": "DOUBLE",
+        "util_pct": "DOUBLE",
+        "keygen_rate_per_s": "DOUBLE",
+    },
+    "One row per RMF interval, crypto card, function (NULL = card total), key size and scope "
+    "(TOTAL, or LPAR / CPC).",
+)
+
+BATCH_ROWS = 20000
+SECTIONS = {"CCA": "CCA COPROCESSOR", "PKCS11": "PKCS11 COPROCESSOR", "ACCEL": "ACCELERATOR"}
+_SECTION = re.compile(r"^\s*-+\s*CRYPTOGRAPHIC\s+([A-Z0-9 ]+?)\s*-*\s*$")
+_OTHER_SECTION = re.compile(r"^\s*-{3,}\s*([A-Z][A-Z0-9 /]*?[A-Z0-9])\s*-{3,}\s*$")
+_TOKEN = re.compile(r"\S+")
+_GROUPS = re.compile(r"\b(?:TOTAL|LPAR|CPC)\b")
+_LABELS = re.compile(r"KEY-GEN RATE|EXEC TIME|UTIL%|RATE|KEY|FUNCTION|TYPE|ID")
+_CARD_TYPE = re.compile(r"[A-Z][A-Z0-9]{2,7}")
+_WORD = re.compile(r"[A-Z][A-Z-]*")
+_INT = re.compile(r"\d{1,5}")
+FUNCTION_WORDS = {"ASYM", "SYMM", "RSA", "FAST", "GEN", "SLOW", "COMPLETE", "PARTIAL", "ME", "CRT"}
+METRIC = {"RATE": "rate_per_s", "EXEC TIME": "exec_time_ms", "UTIL%": "util_pct"}
+MIN_KEY_BITS = 256
+
+
+@dataclass(frozen=True)
+class Slot:
+    """One value column of the column-header line: where it is and what it holds."""
+
+    center: float
+    end: int
+    part: str  # "card" or "func"
+    metric: str  # rate_per_s, exec_time_ms, util_pct, keygen_rate_per_s, key
+    scope: str
+    function: str | None = None
+
+
+@dataclass
+class Section:
+    name: str
+    line: int
+    interval_key: tuple
+    layout: str | None = None  # "TOTAL" or "LPAR_CPC"
+    slots: list[Slot] | None = None
+    func_slots: list[Slot] | None = None
+    id_end: int = 9
+    func_start: int | None = None
+    key_end: int | None = None
+    rows: int = 0
+    card_type: str | None = None
+    card_id: int | None = None
+    has_card: bool = False
+
+
+def sniff(head: bytes, name: str) -> bool:
+    return _rmf.CRYPTO_TITLE in _rmf.head_titles(head)
+
+
+def _section_kind(name: str) -> str:
+    if "PKCS11" in name:
+        return SECTIONS["PKCS11"]
+    if "ACCELERATOR" in name:
+        return SECTIONS["ACCEL"]
+    return SECTIONS["CCA"]
+
+
+_SLOT_CACHE: dict[tuple, tuple] = {}
+
+
+def _slots(section: Section, text: str) -> None:
+    """Read the column-header line (``TYPE   ID   RATE  EXEC TIME  UTIL% ...``) into slots."""
+    key = (section.name, section.layout, text)
+    if key in _SLOT_CACHE:
+        (section.layout, section.slots, section.id_end, section.func_start, section.key_end) = (
+            _SLOT_CACHE[key]
+        )
+        section.func_slots = [s for s in section.slots if s.part == "func"]
+        return
+    _read_slots(section, text)
+    if len(_SLOT_CACHE) < 256:
+        _SLOT_CACHE[key] = (
+            section.layout, section.slots, section.id_end, section.func_start, section.key_end,
+        )  # fmt: skip
+
+
+def _read_slots(section: Section, text: str) -> None:
+    labels = [(m.group(), m.start(), m.end()) for m in _LABELS.finditer(text)]
+    layout = section.layout or ("LPAR_CPC" if len(labels) > 12 else "TOTAL")
+    section.layout = layout
+    scopes = ["LPAR", "CPC"] if layout == "LPAR_CPC" else ["TOTAL"]
+    slots: list[Slot] = []
+    part, groups, keygens = "card", -1, 0
+    accel_total = section.name == SECTIONS["ACCEL"] and layout == "TOTAL"
+    for label, start, end in labels:
+        center = (start + end) / 2
+        if label == "ID":
+            section.id_end = end
+        elif label == "TYPE":
+            continue
+        elif label == "FUNCTION":
+            part, groups = "func", -1
+            section.func_start = start
+        elif label == "KEY":
+            part, groups = "func", -1
+            section.func_start = start
+            section.key_end = end
+            slots.append(Slot(center, end, part, "key", scopes[0]))
+        elif label == "KEY-GEN RATE" or (
+            label == "RATE"
+            and part == "card"
+            and section.name == SECTIONS["CCA"]
+            and groups >= 0
+            and layout == "TOTAL"
+        ):
+            scope = scopes[min(keygens, len(scopes) - 1)]
+            keygens += 1
+            slots.append(Slot(center, end, part, "keygen_rate_per_s", scope))
+        else:
+            if label == "RATE":
+                groups += 1
+            g = max(groups, 0)
+            if accel_total and part == "func":
+                scope, function = "TOTAL", ("RSA ME", "RSA CRT")[min(g, 1)]
+            else:
+                scope, function = scopes[min(g, len(scopes) - 1)], None
+            slots.append(Slot(center, end, part, METRIC[label], scope, function))
+    section.slots = slots
+    section.func_slots = [s for s in slots if s.part == "func"]
+
+
+def _place(
+    ctx: ParseContext, lineno: int, values: list[tuple[str, float]], slots: list[Slot]
+) -> list[tuple[Slot, str]]:
+    """Values (text, center column) matched to slots: in order when all are present, else by
+    nearest column, keeping left-to-right order (a blank group leaves its slots empty)."""
+    if len(values) > len(slots):
+        raise ctx.error(
+            f"crypto row has {len(values)} values where the column header has {len(slots)}",
+            line=lineno,
+        )
+    if len(values) == len(slots):
+        return [(s, v) for s, (v, _) in zip(slots, values, strict=True)]
+    placed: list[tuple[Slot, str]] = []
+    nxt = 0
+    for i, (text, center) in enumerate(values):
+        # Leave room for the values still to place.
+        last = len(slots) - (len(values) - i)
+        best = min(range(nxt, last + 1), key=lambda j: abs(slots[j].center - center))
+        placed.append((slots[best], text))
+        nxt = best + 1
+    return placed
+
+
+def _emit(
+    section: Section,
+    ctx: ParseContext,
+    lineno: int,
+    placed: list[tuple[Slot, str]],
+    function: str | None,
+    key_bits: int | None,
+    ident: dict,
+) -> list[dict]:
+    groups: dict[tuple, dict] = {}
+    for slot, text in placed:
+        if slot.metric == "key":
+            if not _INT.fullmatch(text):
+                raise ctx.error(f"accelerator row: key size {text!r} is not a number", line=lineno)
+            key_bits = int(text)
+            continue
+        fn = None if slot.part == "card" else (slot.function or function)
+        g = groups.setdefault((fn, slot.scope), {})
+        value = _rmf.number(text)
+        if value is None and text.strip("*-") and text != "N/A":
+            raise ctx.error(f"crypto row: {text!r} is not a number", line=lineno)
+        g[slot.metric] = value
+    rows = []
+    for (fn, scope), metrics in groups.items():
+        if all(v is None for v in metrics.values()):
+            ctx.skip("crypto scope with no values")
+            continue
+        rows.append(
+            {
+                **ident,
+                "source_line": lineno,
+                "section": section.name,
+                "card_type": section.card_type,
+                "card_id": section.card_id,
+                "function": fn,
+                "key_size_bits": key_bits if fn is not None else None,
+                "scope": scope,
+                **metrics,
+            }
+        )
+    return rows
+
+
+def _data_row(
+    section: Section, ctx: ParseContext, lineno: int, text: str, ident: dict
+) -> list[dict] | None:
+    """Rows landed from one data line of a section, or None when the line is not a data row."""
+    toks = [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+    first = toks[0][0]
+    assert section.slots is not None
+    if (
+        len(toks) > 1
+        and _CARD_TYPE.fullmatch(first)
+        and first not in FUNCTION_WORDS
+        and _INT.fullmatch(toks[1][0])
+    ):
+        section.card_type, section.card_id = first, int(toks[1][0])
+        section.has_card = True
+        shift = section.id_end - toks[1][2]
+        rest = toks[2:]
+        kind = "card"
+    elif _INT.fullmatch(first) and (section.key_end is None or int(first) < MIN_KEY_BITS):
+        if not section.has_card:
+            raise ctx.error(
+                "crypto row continues a card type, but no card row came before", line=lineno
+            )
+        section.card_id = int(first)
+        shift = section.id_end - toks[0][2]
+        rest = toks[1:]
+        kind = "card"
+    elif _INT.fullmatch(first) and section.key_end is not None:
+        if not section.has_card:
+            raise ctx.error("crypto key-size row before any card row", line=lineno)
+        shift = section.key_end - toks[0][2]
+        rest = toks
+        kind = "func"
+    elif _WORD.fullmatch(first) and first in FUNCTION_WORDS and section.func_start is not None:
+        if not section.has_card:
+            raise ctx.error("crypto function row before any card row", line=lineno)
+        shift = section.func_start - toks[0][1]
+        rest = toks
+        kind = "func"
+    else:
+        return None
+
+    # Split off the function name (and, in the LPAR/CPC accelerator, the key size after it).
+    function, key_bits = None, None
+    values: list[tuple[str, float]] = []
+    i = 0
+    while i < len(rest):
+        tok, start, end = rest[i]
+        if tok[0].isalpha() and _WORD.fullmatch(tok):
+            words = []
+            while i < len(rest) and _WORD.fullmatch(rest[i][0]) and rest[i][0] != "N/A":
+                words.append(rest[i][0])
+                i += 1
+            if function is not None:
+                raise ctx.error(f"crypto row: unexpected text {' '.join(words)!r}", line=lineno)
+            function = " ".join(words)
+            if section.name == SECTIONS["ACCEL"] and i < len(rest) and section.key_end is None:
+                if not _INT.fullmatch(rest[i][0]):
+                    raise ctx.error("accelerator row: key size missing after function", line=lineno)
+                key_bits = int(rest[i][0])
+                i += 1
+            continue
+        values.append((tok, (start + end) / 2 + shift))
+        i += 1
+    if kind == "func" and function is None and section.key_end is None:
+        raise ctx.error("crypto function row without a function name", line=lineno)
+    slots = section.slots if kind == "card" else section.func_slots
+    placed = _place(ctx, lineno, values, slots)
+    if function is None and any(
+        s.part == "func" and s.function is None and s.metric != "key" for s, _ in placed
+    ):
+        raise ctx.error("crypto row has function values but no function name", line=lineno)
+    section.rows += 1
+    return _emit(section, ctx, lineno, placed, function, key_bits, ident)
+
+
+def parse(ctx: ParseContext) -> Iterator[Batch]:
+    rows: list[dict] = []
+    iv = _rmf.Interval()
+    in_report = False
+    section: Section | None = None
+    reports = 0
+    derived: dict[tuple, dict] = {}
+    other_titles: set[str] = set()
+    other_section: str | None = None
+    lineno = 0
+
+    def close(at_eof: bool = False) -> None:
+        nonlocal section
+        if section is not None and section.rows == 0:
+            where = "end of file" if at_eof else "the next section"
+            raise ctx.error(
+                f"CRYPTOGRAPHIC {section.name} section has no card rows before {where} "
+                "(report cut?)",
+                line=section.line,
+            )
+        section = None
+
+    def ident() -> dict:
+        # One interval at a time: the identity columns of the rows being read.
+        key = iv.key
+        if key not in derived:
+            derived.clear()
+            derived[key] = {
+                "source_file": ctx.source_file,
+                "system_id": iv.system_id,
+                "zos_level": iv.zos_level,
+                "interval_start": _rmf.interval_start(ctx, iv, lineno),
+                "interval_s": _rmf.interval_seconds(ctx, iv, lineno),
+            }
+        return derived[key]
+
+    for lineno, text in _rmf.ReportLines(ctx):
+        if not text.strip():
+            continue
+        title = _rmf.page_title(text)
+        if title:
+            in_report = title == _rmf.CRYPTO_TITLE
+            if in_report:
+                reports += 1
+            else:
+                other_titles.add(title)
+            continue
+        if not in_report:
+            ctx.skip("line of another RMF report" if other_titles else "line before the report")
+            continue
+        if "z/OS" in text and ("SYSTEM ID" in text or "DATE" in text):
+            new = _rmf.header_fields(text, _rmf.Interval(header_line=lineno))
+            if new is not None:
+                iv = new
+                continue
+        if (new := _rmf.header_fields(text, iv)) is not None:
+            iv = new
+            if section is not None and section.interval_key != iv.key:
+                close()
+            continue
+        stripped = text.strip()
+        if stripped.startswith("PAGE") and re.fullmatch(r"PAGE\s+\d+", stripped):
+            continue
+        if m := _SECTION.match(text):
+            close()
+            if iv.date is None:
+                raise ctx.error("crypto section before the page header (DATE/TIME)", line=lineno)
+            section = Section(_section_kind(m.group(1)), lineno, iv.key)
+            other_section = None
+            continue
+        if (m := _OTHER_SECTION.match(text)) and not _GROUPS.search(m.group(1)):
+            # e.g. ICSF SERVICES: not a card section; its lines are skipped until the next one.
+            close()
+            other_section = m.group(1)
+            ctx.skip(f"{other_section} section")
+            continue
+        if section is None:
+            if other_section:
+                ctx.skip(f"{other_section} line")
+            else:
+                ctx.unknown("crypto line outside a section")
+            continue
+        if stripped.startswith("-") and ("TOTAL" in text or "LPAR" in text):
+            section.layout = "LPAR_CPC" if "LPAR" in text else "TOTAL"
+            continue
+        if stripped.startswith("TYPE") and "RATE" in text:
+            _slots(section, text)
+            continue
+        if section.slots is None:
+            ctx.unknown("crypto line before the column header")
+            continue
+        landed = _data_row(section, ctx, lineno, text, ident())
+        if landed is None:
+            ctx.unknown("crypto line in a section")
+            continue
+        rows.extend(landed)
+        if len(rows) >= BATCH_ROWS:
+            yield TABLE.name, rows
+            rows = []
+    close(at_eof=True)
+    if reports == 0:
+        what = ", ".join(sorted(other_titles)) or "no RMF report title"
+        raise ctx.error(f"no CRYPTO HARDWARE ACTIVITY report in file (found: {what})", line=1)
+    if rows:
+        yield TABLE.name, rows
+
+
+PARSER = Parser(
+    kind="rmf_crypto",
+    description="RMF Postprocessor CRYPTO HARDWARE ACTIVITY report (text)",
+    tables=(TABLE,),
+    sniff=sniff,
+    parse=parse,
+    priority=30,
+)
