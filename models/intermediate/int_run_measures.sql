@@ -8,6 +8,19 @@ cost as (
     select * from {{ ref('fct_address_space_cost') }}
 ),
 
+starts as (
+    select * from {{ ref('fct_channel_starts') }}
+),
+
+crypto as (
+    select * from {{ ref('fct_crypto') }}
+    where crypto_function = 'TOTAL'
+),
+
+tasks as (
+    select * from {{ ref('fct_chinit_tasks') }}
+),
+
 measures as (
     select
         run_key,
@@ -43,6 +56,55 @@ measures as (
         sum(cpu_us_per_txn) as measure_value
     from cost
     group by run_key
+    union all
+    select
+        run_key,
+        'channel_rate_per_s' as measure,
+        'RUN' as subject,
+        'channels per second' as unit,
+        rate_per_s as measure_value
+    from starts
+    union all
+    select
+        run_key,
+        'time_per_channel_us' as measure,
+        'RUN' as subject,
+        'microseconds' as unit,
+        time_per_channel_us as measure_value
+    from starts
+    union all
+    select
+        run_key,
+        'cpu_us_per_channel' as measure,
+        'CHIN' as subject,
+        'CPU microseconds per channel' as unit,
+        chin_us_per_channel as measure_value
+    from starts
+    union all
+    select
+        run_key,
+        'cpu_us_per_channel' as measure,
+        'TCPIP' as subject,
+        'CPU microseconds per channel' as unit,
+        tcpip_us_per_channel as measure_value
+    from starts
+    union all
+    select
+        run_key,
+        'crypto_util_pct' as measure,
+        card_type || ' ' || cast(card_id as {{ dbt.type_string() }}) || ' ' || coalesce(scope, '')
+            as subject,
+        'percent' as unit,
+        util_pct as measure_value
+    from crypto
+    union all
+    select
+        run_key,
+        'cpu_us_per_request' as measure,
+        task_type as subject,
+        'CPU microseconds per request' as unit,
+        cpu_us_per_request as measure_value
+    from tasks
 )
 
 select

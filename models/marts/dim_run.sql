@@ -3,6 +3,17 @@ with runs as (
     select * from {{ ref('stg_manifest__runs') }}
 ),
 
+driver_intervals as (
+    -- Runs whose manifest gives no interval take the driver's, when it reports one.
+    select
+        run_key,
+        min(interval_start) as interval_start,
+        max(interval_end) as interval_end
+    from {{ ref('int_driver_results_attributed') }}
+    where interval_start is not null and interval_end is not null
+    group by run_key
+),
+
 labels as (
     select
         run_key,
@@ -32,9 +43,13 @@ select
     runs.recipients,
     runs.channels,
     runs.manifest_transactions,
-    runs.interval_start,
-    runs.interval_end,
-    {{ dbt.datediff('runs.interval_start', 'runs.interval_end', 'second') }} as interval_s,
+    coalesce(runs.interval_start, driver_intervals.interval_start) as interval_start,
+    coalesce(runs.interval_end, driver_intervals.interval_end) as interval_end,
+    {{ dbt.datediff(
+        'coalesce(runs.interval_start, driver_intervals.interval_start)',
+        'coalesce(runs.interval_end, driver_intervals.interval_end)',
+        'second'
+    ) }} as interval_s,
     runs.system_id,
     runs.qmgr,
     labels.protection,
@@ -52,3 +67,4 @@ select
     runs.source_file as manifest_file
 from runs
 left join labels on runs.run_key = labels.run_key
+left join driver_intervals on runs.run_key = driver_intervals.run_key

@@ -1,0 +1,78 @@
+-- One row per channel-initiator task per SMF 115/231 interval (class 4 statistics), with the
+-- run it measured: the run folder the dump was dropped in, else the run whose interval holds
+-- the SMF interval's midpoint (local time, same queue manager / system when the manifest names one).
+with tasks as (
+    select
+        'dispatcher' as task_type,
+        file_id,
+        source_file,
+        source_offset,
+        record_time_local,
+        system_id,
+        qmgr_name,
+        interval_duration_us,
+        task_number,
+        request_count,
+        task_cpu_time_us,
+        task_elapsed_time_us,
+        task_wait_time_us
+    from {{ ref('stg_smf__qctdsp') }}
+    union all
+    select
+        'adapter' as task_type,
+        file_id,
+        source_file,
+        source_offset,
+        record_time_local,
+        system_id,
+        qmgr_name,
+        interval_duration_us,
+        task_number,
+        request_count,
+        task_cpu_time_us,
+        task_elapsed_time_us,
+        task_wait_time_us
+    from {{ ref('stg_smf__qctadp') }}
+    union all
+    select
+        'ssl' as task_type,
+        file_id,
+        source_file,
+        source_offset,
+        record_time_local,
+        system_id,
+        qmgr_name,
+        interval_duration_us,
+        task_number,
+        request_count,
+        task_cpu_time_us,
+        task_elapsed_time_us,
+        task_wait_time_us
+    from {{ ref('stg_smf__qctssl') }}
+    union all
+    select
+        'dns' as task_type,
+        file_id,
+        source_file,
+        source_offset,
+        record_time_local,
+        system_id,
+        qmgr_name,
+        interval_duration_us,
+        task_number,
+        request_count,
+        task_cpu_time_us,
+        task_elapsed_time_us,
+        task_wait_time_us
+    from {{ ref('stg_smf__qctdns') }}
+),
+
+timed as (
+    select
+        *,
+        {{ dbt.dateadd('millisecond', '-1 * interval_duration_us / 2000', 'record_time_local') }}
+            as interval_mid_local
+    from tasks
+)
+
+{{ attribute_to_runs('timed', 'interval_mid_local', 'system_id', 'qmgr_name') }}
