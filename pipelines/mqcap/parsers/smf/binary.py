@@ -3,6 +3,8 @@
 Streams the dump (bounded memory: one record plus the current batches), decodes every MQ
 SMF 115/116 structure mq-smf-csv knows, and skips (and counts, ``ctx.skip``) dump
 header/trailer records (types 2/3), other record types and MQ subtypes without a decoder.
+The z/OS records such dumps mix in (SMF 30 subtypes 2/3, 70-2, 72-3) go to ``zos``, which lands
+them in the address-space CPU and RMF tables.
 
 Example:
     parsed = parse_file(PARSER, Path("TESTCHL.dat"))
@@ -20,6 +22,7 @@ from mqcap.parsers.smf.reader import detect_rdw, read_records
 from mqcap.parsers.smf.records import DISPATCH_115, RecordError, decode_record, is_mq
 from mqcap.parsers.smf.structures import STRUCTURES
 from mqcap.parsers.smf.tables import ALL_TABLES, TABLES
+from mqcap.parsers.smf.zos import ZOS_TABLES, ZOS_TYPES, ZosDecoder
 
 # A batch holds at most about this many values (rows x columns), so wide tables (WQ has ~480
 # columns) flush sooner and memory stays bounded whatever the dump size.
@@ -34,8 +37,11 @@ def sniff(head: bytes, name: str) -> bool:
     if rdw is None:
         return False
     at = 4 if rdw else 0
-    # Dumps start with a type 2 header or an MQ record; the name breaks ties only.
-    return head[at + 1] in (2, 115, 116) or name.lower().endswith((".dat", ".smf", ".bin"))
+    # Dumps start with a type 2 header, an MQ record or a decoded z/OS record (SMF 30, 70, 72);
+    # the name breaks ties only.
+    return head[at + 1] in (2, 115, 116, *ZOS_TYPES) or name.lower().endswith(
+        (".dat", ".smf", ".bin")
+    )
 
 
 def frame(table: str, rows: list[tuple]) -> pl.DataFrame:
@@ -57,8 +63,12 @@ def frame(table: str, rows: list[tuple]) -> pl.DataFrame:
 def parse(ctx: ParseContext) -> Iterator[Batch]:
     pending: dict[str, list[tuple]] = {}
     source = ctx.source_file
+    zos = ZosDecoder(ctx)
     for rec in read_records(ctx):
         data = rec.data
+        if zos.wants(data):
+            yield from zos.decode(rec)
+            continue
         if not is_mq(data):
             ctx.skip(f"SMF type {data[1] if len(data) > 1 else '?'} record")
             continue
@@ -87,12 +97,13 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
     for table, rows in pending.items():
         if rows:
             yield table, frame(table, rows)
+    yield from zos.flush()
 
 
 PARSER = Parser(
     kind="smf_mq",
-    description="IBM MQ SMF 115/116 binary dump (with or without RDW)",
-    tables=ALL_TABLES,
+    description="IBM MQ SMF 115/116 binary dump (with or without RDW), with SMF 30/70-2/72-3",
+    tables=ALL_TABLES + ZOS_TABLES,
     sniff=sniff,
     parse=parse,
     priority=20,
