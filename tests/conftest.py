@@ -29,7 +29,7 @@ def settings(tmp_path: Path) -> Settings:
 
 @pytest.fixture
 def sample_study(settings: Settings) -> Path:
-    """The bundled attls sample study copied into the test's raw root."""
+    """A fixed ten-run driver-results study (tests/fixtures/mini_study) in the test's raw root."""
     dest = settings.raw_root / "attls"
-    shutil.copytree(PROJECT / "data" / "sample" / "attls", dest)
+    shutil.copytree(Path(__file__).parent / "fixtures" / "mini_study" / "attls", dest)
     return dest

@@ -3,11 +3,12 @@ executed by a Jupyter kernel and written as HTML and PDF."""
 
 from __future__ import annotations
 
+import json
+
 import duckdb
 import pytest
-from pypdf import PdfReader
-
 from mqcap.pipeline import run
+from pypdf import PdfReader
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("e2e")]
 
@@ -27,7 +28,13 @@ def test_sample_study_runs_end_to_end_and_incrementally(settings, sample_study):
     assert result.build.counts.get("error", 0) == 0 and result.build.counts.get("fail", 0) == 0
     assert result.landing is not None and result.landing.ok
     assert result.marts is not None and result.marts.ok
-    assert result.landing.checks == 8 and result.marts.checks == 5
+    # Landing suites ran for exactly the tables that received rows, every expectation of them.
+    landed_tables = {"driver_results", "run_manifest", "run_label", "run_job_role"}
+    suites = {p.stem: json.loads(p.read_text()) for p in settings.expectations_dir.glob("*.json")}
+    expected = {f"landing.{t}" for t in landed_tables} & set(suites)
+    assert {r.table for r in result.landing.results} == expected
+    assert result.landing.checks == sum(len(suites[s]["expectations"]) for s in expected)
+    assert "marts.fct_driver_results" in {r.table for r in result.marts.results}
     # Published figure (seed 000): MQ + AT-TLS 1 MB round trip 956,592 us vs 693,844 us.
     rows = _one(
         settings,

@@ -1,6 +1,7 @@
 -- One row per CPU measurement interval of one address space (job) or WLM class, from every
 -- source: address-space CPU CSV (and later SMF 30), RMF WORKLOAD ACTIVITY classes.
--- cpu_s is the total CPU time of the interval (the RMF SERVICE TIME CPU figure).
+-- cpu_s is the total CPU time of the interval: for RMF classes SERVICE TIME CPU + SRB + RCT +
+-- IIT + HST (the sum behind APPL %; CPU includes zIIP/zAAP time), for SMF 30 the same parts.
 with ascpu as (
     select * from {{ ref('stg_ascpu__intervals') }}
 ),
@@ -12,7 +13,10 @@ wlm as (
         interval_start,
         max(interval_end) as interval_end,
         max(interval_s) as interval_s,
-        sum(service_time_cpu_s) as cpu_s,
+        sum(
+            service_time_cpu_s + coalesce(service_time_srb_s, 0) + coalesce(service_time_rct_s, 0)
+            + coalesce(service_time_iit_s, 0) + coalesce(service_time_hst_s, 0)
+        ) as cpu_s,
         min(file_id) as file_id,
         min(source_file) as source_file,
         min(source_line) as source_line
