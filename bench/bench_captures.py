@@ -20,10 +20,9 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from bench.common import measure, result
 from mqcap.parsers import chstatus, netstat
 from mqcap.parsers.base import ParseContext
-
-from bench.common import measure, result
 
 ROOT = Path(__file__).resolve().parents[1]
 FIX = ROOT / "tests" / "fixtures"

@@ -13,9 +13,8 @@ import shutil
 import time
 from pathlib import Path
 
-from mqcap.generate import generate, load_scenario
-
 from bench.common import measure, result
+from mqcap.generate import generate, load_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIO = ROOT / "data" / "scenarios" / "attls.yaml"

@@ -15,10 +15,9 @@ import re
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from bench.common import measure, result
 from mqcap.parsers import rmf_crypto, rmf_workload
 from mqcap.parsers.base import ParseContext
-
-from bench.common import measure, result
 
 ROOT = Path(__file__).resolve().parents[1]
 RMF = ROOT / "tests" / "fixtures" / "rmf"

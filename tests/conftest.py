@@ -9,7 +9,7 @@ import pytest
 # tests/helpers.py is imported as `helpers` by the test modules.
 sys.path.insert(0, str(Path(__file__).parent))
 
-from mqcap.settings import Settings, find_project_root  # noqa: E402
+from mqcap.settings import Settings, find_project_root
 
 PROJECT = find_project_root(Path(__file__).parent)
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-from helpers import FIXTURES, Parsed, parse_file
 from mqcap.parsers.smf.binary import PARSER as BINARY
 from mqcap.parsers.smf.csv_loader import PARSER as CSV
+
+from helpers import FIXTURES, Parsed, parse_file
 
 DUMPS = ("TESTCHL", "TEST115", "TEST116")
 SMF = FIXTURES / "smf"

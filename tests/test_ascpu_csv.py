@@ -5,9 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
-from helpers import FIXTURES, parse_file
+
 from mqcap.errors import InputError
 from mqcap.parsers import ascpu_csv, driver_csv
+
+from helpers import FIXTURES, parse_file
 
 CSV = FIXTURES / "ascpu" / "ascpu_intervals.csv"
 HEADER = "interval_start,interval_end,system,jobname,cpu_seconds"

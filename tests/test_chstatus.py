@@ -7,9 +7,11 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from helpers import FIXTURES, parse_file
+
 from mqcap.errors import InputError
 from mqcap.parsers import _kv, chstatus, detect
+
+from helpers import FIXTURES, parse_file
 
 DIR = FIXTURES / "chstatus"
 SPLUNK = DIR / "runmqsc_sdr_monitoring_splunk-ta.txt"

@@ -12,7 +12,18 @@ from click.testing import CliRunner
 
 from mqcap.cli import main
 
-COMMANDS = ["ingest", "build", "validate", "report", "run", "sql", "status", "demo", "export", "watch"]
+COMMANDS = [
+    "ingest",
+    "build",
+    "validate",
+    "report",
+    "run",
+    "sql",
+    "status",
+    "demo",
+    "export",
+    "watch",
+]
 
 
 def _invoke(settings, *args: str):
@@ -94,8 +105,11 @@ def test_sql_is_read_only_and_formats(settings, sample_study):
     assert bad.exit_code == 2 and "mqcap: error: query failed:" in bad.output
 
 
-def test_commands_say_plainly_when_another_process_holds_the_warehouse(settings, sample_study):
+def test_commands_say_plainly_when_another_process_holds_the_warehouse(
+    settings, sample_study, monkeypatch
+):
     _invoke(settings, "ingest")
+    monkeypatch.setenv("MQCAP_LOCK_WAIT_S", "0.5")
     holder = subprocess.Popen(
         [
             sys.executable,

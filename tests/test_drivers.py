@@ -5,9 +5,11 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
-from helpers import FIXTURES, parse_file
+
 from mqcap.errors import InputError
 from mqcap.parsers import ascpu_csv, cphtestp, driver_csv, mqcph
+
+from helpers import FIXTURES, parse_file
 
 DRIVER = FIXTURES / "driver"
 CPH = DRIVER / "cph_requester_output.txt"

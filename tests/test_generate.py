@@ -10,13 +10,15 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
-from helpers import parse_file, tree_hashes
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from mqcap.generate import ScenarioError, generate, load_scenario
 from mqcap.generate.scenario import exact_window, quantum
 from mqcap.generate.smf import AVAILABLE as SMF_ENCODER
 from mqcap.parsers import detect
+
+from helpers import parse_file, tree_hashes
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "data" / "scenarios"

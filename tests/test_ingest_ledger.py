@@ -7,10 +7,11 @@ import shutil
 
 import duckdb
 import pytest
-from helpers import landing_fingerprint, tree_hashes
 
 from mqcap.errors import UsageError
 from mqcap.ingest import ingest
+
+from helpers import landing_fingerprint, tree_hashes
 
 
 def _rows(settings, sql: str):

@@ -11,9 +11,11 @@ from datetime import datetime, timedelta
 
 import duckdb
 import pytest
-from helpers import FIXTURES
+
 from mqcap.build import build
 from mqcap.ingest import ingest
+
+from helpers import FIXTURES
 
 pytestmark = pytest.mark.xdist_group("dbt")
 

@@ -7,9 +7,11 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from helpers import FIXTURES, parse_file
+
 from mqcap.errors import InputError
 from mqcap.parsers import _kv, detect, netstat
+
+from helpers import FIXTURES, parse_file
 
 DIR = FIXTURES / "netstat"
 OLD = DIR / "netstat_all_mvs_tcpip_v2r2.1_excerpt.txt"

@@ -7,8 +7,9 @@ import json
 
 import duckdb
 import pytest
-from mqcap.pipeline import run
 from pypdf import PdfReader
+
+from mqcap.pipeline import run
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("e2e")]
 

@@ -11,12 +11,13 @@ from pathlib import Path
 import pandas as pd
 import polars as pl
 import pytest
+from pypdf import PdfReader
+
 from mqcap.render import RenderError, render_report
 from mqcap.render import display as display_mod
 from mqcap.render.display import chart, column_label, escape_markdown, note, table
 from mqcap.render.execute import build_notebook
 from mqcap.render.qmd import parse_qmd, parse_qmd_text
-from pypdf import PdfReader
 
 FIXTURES = Path(__file__).parent / "fixtures" / "render"
 HOSTILE = "<script>alert(1)</script>"

@@ -14,6 +14,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+
 from mqcap.render import render_report
 
 FIXTURES = Path(__file__).parent / "fixtures" / "render"

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from helpers import FIXTURES, parse_file
+
 from mqcap.errors import InputError
 from mqcap.parsers import driver_csv, rmf_crypto, rmf_workload
+
+from helpers import FIXTURES, parse_file
 
 RMF = FIXTURES / "rmf"
 S35 = RMF / "CRYPTO_PP_V2R2_S35_2017-04-26.txt"

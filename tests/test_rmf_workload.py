@@ -6,9 +6,11 @@ from datetime import datetime
 
 import polars as pl
 import pytest
-from helpers import FIXTURES, parse_file
+
 from mqcap.errors import InputError
 from mqcap.parsers import driver_csv, rmf_crypto, rmf_workload
+
+from helpers import FIXTURES, parse_file
 
 RMF = FIXTURES / "rmf"
 V2R2 = RMF / "WLMGL_PP_V2R2_UTCPLXCB_2015-04-21.txt"

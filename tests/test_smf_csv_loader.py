@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from helpers import parse_file
+
 from mqcap.errors import InputError
 from mqcap.parsers import detect
 from mqcap.parsers.smf.csv_loader import PARSER
+
+from helpers import parse_file
 from smf_support import GOLDEN, loaded
 
 QCST_CSV = GOLDEN / "TESTCHL" / "csv" / "SMF-QCST.csv"

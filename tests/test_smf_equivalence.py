@@ -11,8 +11,10 @@ so the CSV can only carry that lossy form.
 from __future__ import annotations
 
 import pytest
+
 from mqcap.parsers.smf.convert import as_mqsmfcsv_prints
 from mqcap.parsers.smf.tables import LINEAGE
+
 from smf_support import DUMPS, decoded, golden_files, loaded
 
 IGNORED = {*LINEAGE, "interval_duration_us", "smf_subtype"}

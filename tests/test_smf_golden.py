@@ -18,9 +18,11 @@ import re
 from datetime import datetime
 
 import pytest
+
 from mqcap.parsers.smf.convert import as_mqsmfcsv_prints
 from mqcap.parsers.smf.csv_loader import sql_headings
 from mqcap.parsers.smf.structures import STRUCTURES
+
 from smf_support import DUMPS, GOLDEN, decoded, golden_files
 
 IDENTITY = {

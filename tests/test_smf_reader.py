@@ -6,12 +6,14 @@ import struct
 from pathlib import Path
 
 import pytest
-from helpers import parse_file
+
 from mqcap.errors import InputError
 from mqcap.parsers import detect
 from mqcap.parsers.base import ParseContext
 from mqcap.parsers.smf.binary import PARSER
 from mqcap.parsers.smf.reader import read_records
+
+from helpers import parse_file
 from smf_support import SMF, decoded
 
 TESTCHL = (SMF / "TESTCHL.dat").read_bytes()

@@ -11,12 +11,14 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
-from helpers import FIXTURES, parse_file
+
 from mqcap.errors import InputError
 from mqcap.parsers import rmf_crypto
 from mqcap.parsers.smf.binary import PARSER
 from mqcap.parsers.smf.zos_common import float_to_hfp, hfp_to_float
 from mqcap.parsers.smf.zos_encode import record_70_2, write_dump
+
+from helpers import FIXTURES, parse_file
 
 CB89 = FIXTURES / "rmf" / "CRYPTO_PP_V2R4_CB89_2019-08-11_CEX7.txt"
 INTERVAL_S = 900.001  # INTERVAL 15.00.001

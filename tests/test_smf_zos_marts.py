@@ -6,6 +6,7 @@ from datetime import datetime
 
 import duckdb
 import pytest
+
 from mqcap.build import build
 from mqcap.ingest import ingest
 from mqcap.parsers.smf.zos_encode import record_30, write_dump

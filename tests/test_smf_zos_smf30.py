@@ -8,12 +8,14 @@ from datetime import datetime
 
 import duckdb
 import pytest
-from helpers import FIXTURES, parse_file
+
 from mqcap.errors import InputError
 from mqcap.ingest import ingest
 from mqcap.parsers.smf.binary import PARSER
 from mqcap.parsers.smf.encode import with_rdw
 from mqcap.parsers.smf.zos_encode import record_30, record_70_2, record_72_3, write_dump
+
+from helpers import FIXTURES, parse_file
 from smf_support import SMF, decoded
 
 PRINTOUT = FIXTURES / "smf30" / "SUM30.txt"

@@ -7,13 +7,15 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import pytest
-from helpers import FIXTURES, parse_file
+
 from mqcap.errors import InputError
 from mqcap.parsers import rmf_workload
 from mqcap.parsers.smf.binary import PARSER
 from mqcap.parsers.smf.zos_common import hfp_to_float
 from mqcap.parsers.smf.zos_encode import record_30, record_72_3, write_dump
 from mqcap.parsers.smf.zos_smf72 import SCS
+
+from helpers import FIXTURES, parse_file
 
 RMF = FIXTURES / "rmf"
 TIMES = ("cpu_s", "srb_s", "rct_s", "iit_s", "hst_s", "aap_s", "iip_s")

@@ -11,11 +11,13 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from helpers import FIXTURES, parse_file
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from mqcap.errors import InputError
 from mqcap.parsers import chstatus, netstat
+
+from helpers import FIXTURES, parse_file
 
 CASES = [
     *[(chstatus.PARSER, p) for p in sorted((FIXTURES / "chstatus").glob("*.txt"))],

@@ -10,11 +10,13 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from helpers import FIXTURES, parse_file
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from mqcap.errors import InputError
 from mqcap.parsers import ascpu_csv, cphtestp, mqcph, rmf_crypto, rmf_workload
+
+from helpers import FIXTURES, parse_file
 
 CASES = [
     *[(rmf_crypto.PARSER, p) for p in sorted((FIXTURES / "rmf").glob("CRYPTO*.txt"))],

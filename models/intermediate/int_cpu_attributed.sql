@@ -6,7 +6,7 @@ with cpu as (
 ),
 
 runs as (
-    select * from {{ ref('dim_run') }}
+    select * from {{ ref('int_runs') }}
 ),
 
 roles as (

@@ -4,7 +4,7 @@ with files as (
 ),
 
 runs as (
-    select * from {{ ref('dim_run') }}
+    select * from {{ ref('int_runs') }}
 )
 
 select

@@ -1,4 +1,5 @@
 -- One row per run: study, run, workload point, configuration labels, interval, baseline.
+-- dim_run publishes it; intermediate models join runs through this model.
 with runs as (
     select * from {{ ref('stg_manifest__runs') }}
 ),
@@ -48,8 +49,8 @@ select
     {{ dbt.datediff(
         'coalesce(runs.interval_start, driver_intervals.interval_start)',
         'coalesce(runs.interval_end, driver_intervals.interval_end)',
-        'second'
-    ) }} as interval_s,
+        'millisecond'
+    ) }} / 1000.0 as interval_s,
     runs.system_id,
     runs.qmgr,
     labels.protection,

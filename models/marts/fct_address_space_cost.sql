@@ -27,7 +27,7 @@ ranked as (
 ),
 
 runs as (
-    select * from {{ ref('dim_run') }}
+    select * from {{ ref('int_runs') }}
 ),
 
 transactions as (

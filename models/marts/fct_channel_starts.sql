@@ -1,7 +1,7 @@
 -- One row per run that started (or stopped) channels: channels, rate, time per channel
 -- (1,000,000 / rate, microseconds) and CHIN / TCPIP CPU microseconds per channel.
 with runs as (
-    select * from {{ ref('dim_run') }}
+    select * from {{ ref('int_runs') }}
     where workload_type in ('channel_start', 'channel_stop')
 ),
 

@@ -5,7 +5,7 @@ with snapshots as (
 ),
 
 runs as (
-    select * from {{ ref('dim_run') }}
+    select * from {{ ref('int_runs') }}
 ),
 
 by_channel as (

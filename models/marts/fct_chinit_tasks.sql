@@ -6,7 +6,7 @@ with tasks as (
 ),
 
 runs as (
-    select * from {{ ref('dim_run') }}
+    select * from {{ ref('int_runs') }}
 ),
 
 by_type as (

@@ -1,11 +1,11 @@
 -- One row per variant run x measure x subject: its value against its baseline run's value.
 -- % change = (variant - baseline) / baseline x 100 (DOMAIN.md).
 with measures as (
-    select * from {{ ref('int_run_measures') }}
+    select * from {{ ref('fct_run_measures') }}
 ),
 
 runs as (
-    select * from {{ ref('dim_run') }}
+    select * from {{ ref('int_runs') }}
 )
 
 select

@@ -7,7 +7,7 @@ with cards as (
 ),
 
 runs as (
-    select * from {{ ref('dim_run') }}
+    select * from {{ ref('int_runs') }}
 ),
 
 transactions as (

@@ -4,7 +4,11 @@ with results as (
 ),
 
 runs as (
-    select * from {{ ref('dim_run') }}
+    select * from {{ ref('int_runs') }}
+),
+
+transactions as (
+    select * from {{ ref('int_run_transactions') }}
 )
 
 select
@@ -18,12 +22,10 @@ select
     coalesce(results.target_rate_per_s, runs.target_rate_per_s) as target_rate_per_s,
     coalesce(results.threads, runs.threads) as threads,
     runs.interval_s,
-    coalesce(
-        results.transactions,
-        runs.manifest_transactions,
-        cast(round(results.rate_per_s * runs.interval_s) as {{ dbt.type_bigint() }})
-    ) as transactions,
+    transactions.transactions,
+    transactions.transactions_source,
     results.source_file,
     results.source_line
 from results
 inner join runs on results.run_key = runs.run_key
+left join transactions on results.run_key = transactions.run_key

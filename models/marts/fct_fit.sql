@@ -2,7 +2,7 @@
 -- least squares y = a * x + b with R-squared, standard errors and 95% confidence intervals.
 -- Only groups with at least two distinct x values are fitted.
 with points as (
-    select * from {{ ref('int_fit_points') }}
+    select * from {{ ref('fct_fit_points') }}
 ),
 
 sums as (

@@ -2,11 +2,11 @@
 -- A fit's x is message size, key bits, recipients or threads; the other three are held
 -- constant within a fit (held_constant names them), so a study gets the fits its runs support.
 with measures as (
-    select * from {{ ref('int_run_measures') }}
+    select * from {{ ref('fct_run_measures') }}
 ),
 
 runs as (
-    select * from {{ ref('dim_run') }}
+    select * from {{ ref('int_runs') }}
 ),
 
 dims as (

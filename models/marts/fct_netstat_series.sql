@@ -5,7 +5,7 @@ with polls as (
 ),
 
 runs as (
-    select * from {{ ref('dim_run') }}
+    select * from {{ ref('int_runs') }}
 )
 
 select

@@ -6,6 +6,7 @@ mqcap) gets :class:`WarehouseBusyError` with what to do, instead of a raw IO err
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -84,13 +85,14 @@ def connect(
     path: Path,
     *,
     read_only: bool = False,
-    wait_s: float = 0.0,
+    wait_s: float | None = None,
     on_wait: Callable[[str], None] | None = None,
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """A connection to the warehouse, closed on exit; lock conflicts become WarehouseBusyError.
 
     ``wait_s``: keep trying that long while another process holds the file (the pipeline holds
-    it only for short steps, so a reader usually gets in within seconds).
+    it only for short steps, and a report kernel may take a moment to exit); default
+    ``MQCAP_LOCK_WAIT_S`` or 15 seconds.
 
     Example:
         with connect(settings.warehouse, read_only=True, wait_s=30) as con:
@@ -99,6 +101,8 @@ def connect(
     if read_only and not path.exists():
         raise UsageError(f"no warehouse at {path}: run `mqcap ingest` or `mqcap run` first")
     path.parent.mkdir(parents=True, exist_ok=True)
+    if wait_s is None:
+        wait_s = float(os.environ.get("MQCAP_LOCK_WAIT_S", "15"))
     deadline = time.monotonic() + wait_s
     told = False
     while True:
