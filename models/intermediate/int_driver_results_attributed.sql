@@ -1,28 +1,123 @@
--- Driver results rows with the run they measure: the row's own study/run columns, else the run
--- folder the file was dropped in.
-with results as (
+-- Load-driver results with the run they measure, from every driver format:
+-- - the generic results CSV: the row's own study/run columns, else the file's run folder;
+-- - mq-cph summaries (the aggregate 'job' summary when the file has one, else the process
+--   summaries): the file's run folder; round trip = threads / rate (Little's law, one request
+--   in flight per requester thread);
+-- - cphtestp result rows: the run of the file's study with the same message size and threads
+--   (a cphtestp CSV covers a whole series of runs); used only for runs without results of
+--   their own (attribution_rank 2).
+with generic as (
     select * from {{ ref('stg_driver__results') }}
+),
+
+cph as (
+    select * from {{ ref('stg_driver__cph_runs') }}
+),
+
+cphtestp as (
+    select * from {{ ref('stg_driver__cphtestp_results') }}
 ),
 
 files as (
     select * from {{ ref('stg_meta__files') }}
+),
+
+runs as (
+    select * from {{ ref('int_runs') }}
+),
+
+cph_kind as (
+    select
+        file_id,
+        max(case when summary_kind = 'job' then 1 else 0 end) as has_job_summary
+    from cph
+    group by file_id
+),
+
+unioned as (
+    select
+        'driver_csv' as driver_format,
+        1 as attribution_rank,
+        generic.file_id,
+        generic.source_file,
+        generic.source_line,
+        coalesce(generic.results_study, files.folder_study) as study,
+        coalesce(generic.results_run_id, files.folder_run_id) as run_id,
+        generic.rate_per_s,
+        generic.round_trip_us,
+        generic.target_rate_per_s,
+        generic.threads,
+        generic.message_bytes,
+        generic.transactions,
+        generic.interval_start,
+        generic.interval_end
+    from generic
+    inner join files on generic.file_id = files.file_id
+    union all
+    select
+        'mq_cph' as driver_format,
+        1 as attribution_rank,
+        cph.file_id,
+        cph.source_file,
+        cph.source_line,
+        files.folder_study as study,
+        files.folder_run_id as run_id,
+        cph.avg_rate_per_s as rate_per_s,
+        case
+            when cph.avg_rate_per_s > 0 and cph.last_threads > 0
+                then cph.last_threads * 1000000.0 / cph.avg_rate_per_s
+        end as round_trip_us,
+        cast(null as {{ dbt.type_float() }}) as target_rate_per_s,
+        cph.last_threads as threads,
+        cast(null as {{ dbt.type_bigint() }}) as message_bytes,
+        cph.total_iterations as transactions,
+        cast(null as {{ dbt.type_timestamp() }}) as interval_start,
+        cast(null as {{ dbt.type_timestamp() }}) as interval_end
+    from cph
+    inner join files on cph.file_id = files.file_id
+    inner join cph_kind on cph.file_id = cph_kind.file_id
+    where
+        (cph_kind.has_job_summary = 1 and cph.summary_kind = 'job')
+        or (cph_kind.has_job_summary = 0 and cph.summary_kind = 'process')
+    union all
+    select
+        'cphtestp' as driver_format,
+        -- A row in the run's own folder outranks a study-level series matched by size/threads.
+        case when files.folder_run_id is null then 2 else 1 end as attribution_rank,
+        cphtestp.file_id,
+        cphtestp.source_file,
+        cphtestp.source_line,
+        runs.study,
+        runs.run_id,
+        cphtestp.round_trips_per_s as rate_per_s,
+        case
+            when cphtestp.round_trips_per_s > 0
+                then cphtestp.threads * 1000000.0 / cphtestp.round_trips_per_s
+        end as round_trip_us,
+        cast(null as {{ dbt.type_float() }}) as target_rate_per_s,
+        cphtestp.threads,
+        cphtestp.message_bytes,
+        cast(null as {{ dbt.type_bigint() }}) as transactions,
+        cast(null as {{ dbt.type_timestamp() }}) as interval_start,
+        cast(null as {{ dbt.type_timestamp() }}) as interval_end
+    from cphtestp
+    inner join files on cphtestp.file_id = files.file_id
+    inner join runs
+        on
+            {{ dbt.split_part('files.source_file', "'/'", 1) }} = runs.study
+            and (files.folder_run_id is null or files.folder_run_id = runs.run_id)
+            and cphtestp.message_bytes = runs.message_bytes
+            and cphtestp.threads = runs.threads
+),
+
+attributed as (
+    select
+        *,
+        study || '/' || run_id as run_key,
+        min(attribution_rank) over (partition by study, run_id) as best_rank
+    from unioned
+    where study is not null and run_id is not null
 )
 
-select
-    results.file_id,
-    results.source_file,
-    results.source_line,
-    coalesce(results.results_study, files.folder_study) as study,
-    coalesce(results.results_run_id, files.folder_run_id) as run_id,
-    coalesce(results.results_study, files.folder_study)
-    || '/' || coalesce(results.results_run_id, files.folder_run_id) as run_key,
-    results.rate_per_s,
-    results.round_trip_us,
-    results.target_rate_per_s,
-    results.threads,
-    results.message_bytes,
-    results.transactions,
-    results.interval_start,
-    results.interval_end
-from results
-inner join files on results.file_id = files.file_id
+select * from attributed
+where attribution_rank = best_rank

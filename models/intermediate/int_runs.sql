@@ -5,14 +5,18 @@ with runs as (
 ),
 
 driver_intervals as (
-    -- Runs whose manifest gives no interval take the driver's, when it reports one.
+    -- Runs whose manifest gives no interval take the one their generic driver results report.
     select
-        run_key,
-        min(interval_start) as interval_start,
-        max(interval_end) as interval_end
-    from {{ ref('int_driver_results_attributed') }}
-    where interval_start is not null and interval_end is not null
-    group by run_key
+        coalesce(results.results_study, files.folder_study)
+        || '/' || coalesce(results.results_run_id, files.folder_run_id) as run_key,
+        min(results.interval_start) as interval_start,
+        max(results.interval_end) as interval_end
+    from {{ ref('stg_driver__results') }} as results
+    inner join {{ ref('stg_meta__files') }} as files on results.file_id = files.file_id
+    where results.interval_start is not null and results.interval_end is not null
+    group by
+        coalesce(results.results_study, files.folder_study)
+        || '/' || coalesce(results.results_run_id, files.folder_run_id)
 ),
 
 labels as (

@@ -24,6 +24,7 @@ select
     runs.interval_s,
     transactions.transactions,
     transactions.transactions_source,
+    results.driver_format,
     results.source_file,
     results.source_line
 from results

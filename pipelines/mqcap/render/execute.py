@@ -152,6 +152,11 @@ def execute_notebook(
             kernel_log.seek(0)
             tail = "\n".join(kernel_log.read().strip().splitlines()[-10:])
             raise RenderError(f"{doc.path.name}: the Jupyter kernel died: {exc}\n{tail}") from exc
+        finally:
+            # nbclient cleans up only kernels it created itself; ours (km=...) would outlive
+            # the render, holding files such as a read-only warehouse connection.
+            if km.has_kernel:
+                km.shutdown_kernel(now=True)
     return nb
 
 
