@@ -155,13 +155,21 @@ def test_protection_fits_match_the_published_lines(rendered):
     html = _html(rendered, "protection")
     fits = html[html.index("Fitted lines y = a × x + b") :]
     fits = fits[: fits.index("</table>")]
-    rows = [re.findall(r"<td[^>]*>(.*?)</td>", r) for r in fits.split("<tr>")[2:]]
-    no_protection = next(r for r in rows if r[0] == "No protection" and r[1] == "Total CPU µs/txn")
-    # Configuration, Measure, x, a (95% CI), b (95% CI), R², n
-    assert no_protection[2] == "message bytes"
-    assert no_protection[3].startswith("0.00714 (0.007")
-    assert no_protection[4].startswith("357.7 (")
-    assert no_protection[6] == "3"
+    header = re.findall(r"<th[^>]*>(.*?)</th>", fits)
+    rows = [
+        dict(zip(header, re.findall(r"<td[^>]*>(.*?)</td>", r), strict=True))
+        for r in fits.split("<tr>")[2:]
+    ]
+    no_protection = next(
+        r
+        for r in rows
+        if r["Configuration"] == "No protection"
+        and r["Measure"] == "Total CPU µs/txn"
+        and r["x"] == "message bytes"
+    )
+    assert no_protection["a, µs per unit of x (95% CI)"].startswith("0.00714 (0.007")
+    assert no_protection["b, µs (95% CI)"].startswith("357.7 (")
+    assert no_protection["n"] == "3"
     assert "0.10594" in fits and "2,616.5" in fits and "0.39537" in fits
     pdf = _pdf_text(rendered["protection"]["pdf"])
     assert "0.00714" in pdf and "357.7" in pdf

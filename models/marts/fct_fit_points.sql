@@ -1,6 +1,7 @@
 -- One row per run x measure x subject x candidate x variable: the points of every fit.
--- A fit's x is message size, key bits, recipients or threads; the other three are held
--- constant within a fit (held_constant names them), so a study gets the fits its runs support.
+-- A fit's x is message size, key bits, recipients or threads; the other three and the cipher
+-- are held constant within a fit (held_constant names them), so a study gets the fits its runs
+-- support and a configuration measured with several ciphers gets one line per cipher.
 with measures as (
     select * from {{ ref('fct_run_measures') }}
 ),
@@ -21,7 +22,8 @@ dims as (
         coalesce(cast(message_bytes as {{ dbt.type_string() }}), '-') as message_bytes_text,
         coalesce(cast(key_bits as {{ dbt.type_string() }}), '-') as key_bits_text,
         coalesce(cast(recipients as {{ dbt.type_string() }}), '-') as recipients_text,
-        coalesce(cast(threads as {{ dbt.type_string() }}), '-') as threads_text
+        coalesce(cast(threads as {{ dbt.type_string() }}), '-') as threads_text,
+        coalesce(cipher, '-') as cipher_text
     from runs
 ),
 
@@ -33,7 +35,7 @@ candidates as (
         'message_bytes' as x_name,
         message_bytes as x_value,
         'key_bits=' || key_bits_text || ', recipients=' || recipients_text
-        || ', threads=' || threads_text as held_constant
+        || ', threads=' || threads_text || ', cipher=' || cipher_text as held_constant
     from dims
     where message_bytes is not null
     union all
@@ -44,7 +46,7 @@ candidates as (
         'key_bits' as x_name,
         key_bits as x_value,
         'message_bytes=' || message_bytes_text || ', recipients=' || recipients_text
-        || ', threads=' || threads_text as held_constant
+        || ', threads=' || threads_text || ', cipher=' || cipher_text as held_constant
     from dims
     where key_bits is not null
     union all
@@ -55,7 +57,7 @@ candidates as (
         'recipients' as x_name,
         recipients as x_value,
         'message_bytes=' || message_bytes_text || ', key_bits=' || key_bits_text
-        || ', threads=' || threads_text as held_constant
+        || ', threads=' || threads_text || ', cipher=' || cipher_text as held_constant
     from dims
     where recipients is not null
     union all
@@ -66,7 +68,7 @@ candidates as (
         'threads' as x_name,
         threads as x_value,
         'message_bytes=' || message_bytes_text || ', key_bits=' || key_bits_text
-        || ', recipients=' || recipients_text as held_constant
+        || ', recipients=' || recipients_text || ', cipher=' || cipher_text as held_constant
     from dims
     where threads is not null
 )

@@ -605,9 +605,24 @@ def fit_table(fit: pd.DataFrame) -> pd.DataFrame:
             strict=True,
         )
     ]
+    # A configuration may have several fits (one per cipher, say): name what tells them apart,
+    # the held-constant values that vary between the rows.
+    held = [
+        dict(part.split("=", 1) for part in str(h).split(", ") if "=" in part)
+        for h in fit["held_constant"]
+    ]
+    varying = [k for k in (held[0] if held else {}) if len({h.get(k) for h in held}) > 1]
+    columns: dict[str, object] = {
+        "Configuration": fit["configuration"].astype(str).to_numpy(),
+    }
+    if varying:
+        columns["Held constant"] = [
+            ", ".join(h.get(k, "-") if k == "cipher" else f"{k}={h.get(k, '-')}" for k in varying)
+            for h in held
+        ]
     out = pd.DataFrame(
         {
-            "Configuration": fit["configuration"].astype(str).to_numpy(),
+            **columns,
             "x": fit["x_name"].map(lambda x: x.replace("_", " ")).to_numpy(),
             "a": a,
             "b": b,
@@ -642,6 +657,8 @@ def fit_lines(fit: pd.DataFrame, steps: int = 24) -> pd.DataFrame:
             rows.append(
                 {
                     "configuration": str(row.configuration),
+                    # One line per fit: a configuration can have several (one per cipher).
+                    "fit": f"{row.configuration} {row.held_constant}",
                     "x_name": row.x_name,
                     "measure": row.measure,
                     "subject": row.subject,
@@ -1021,6 +1038,7 @@ def fit_chart(
             x="x:Q",
             y="y:Q",
             color=alt.Color("configuration:N", scale=scale, title="Configuration"),
+            detail="fit:N",
         )
     )
     return _titled((fitted + dots).properties(width=440, height=260), caption)
