@@ -126,6 +126,10 @@ def validate(ctx: click.Context, scope: str) -> None:
     with make_progress(s.quiet) as progress:
         report = do_validate(s, scope, None, progress)
     click.echo(report.summary())
+    if report.results:
+        from mqcap.validate import data_docs_index
+
+        click.echo(f"Data Docs: {data_docs_index(s)}")
     for f in report.failures:
         click.echo(f"  FAILED {f.message()}")
     sys.exit(0 if report.ok else 1)

@@ -3,24 +3,37 @@
 Suites are JSON files under ``expectations/`` named after their table (``landing.driver_results
 .json``). GX validates pandas DataFrames read from DuckDB (the dependable path for GX 1.x), with
 the lineage columns attached, so every failure names the suite, the expectation, the table, the
-run and the source file. ``mqcap`` section of a suite's ``meta``:
+run and the source file (landing: the ledger's path and run; marts: ``source_file`` and
+``run_key``, or ``study`` where a mart has no run). ``mqcap`` section of a suite's ``meta``:
 
-- ``table``: ``landing.<name>`` or ``marts.<name>``;
-- ``row_identity``: columns that locate a row in its source (``source_file``, ``source_line``...);
-- ``row_count_matches_ledger``: compare the rows validated with the ledger's count per file.
+- ``table``: ``landing.<name>`` or ``marts.<name>`` (also the file name and the suite name);
+- ``description``; ``generated_by`` for the SMF suites (``expectations/smf_suites.py``).
 
-Expectation kwargs may use ``{"$PARAMETER": "ledger_rows"}``, filled in at validation time.
+Each expectation's ``meta`` gives its ``unit`` and ``why`` where they are not obvious.
+Expectation kwargs may use ``{"$PARAMETER": "ledger_rows"}``, filled in at validation time;
+``min_value`` / ``max_value`` written as ISO dates (``"1990-01-01"``) compare as timestamps.
+
+Landing suites see only the rows of the files just landed, and only tables those files fed (the
+ledger's ``rows_by_table``); a row count that disagrees with the ledger names the files whose
+counts differ. Each suite runs once with ``BOOLEAN_ONLY`` results; only the expectations that
+fail run again with complete results, to name rows (GX's cost is per expectation, not per row).
+Data Docs (GX's HTML) go to ``<reports_out>/data-docs/index.html``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import itertools
 import json
 import logging
 import os
+import re
+import time
 import warnings
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 
 import duckdb
 
@@ -72,6 +85,7 @@ class SuiteResult:
     evaluated: int
     rows: int
     failures: list[Failure] = field(default_factory=list)
+    seconds: float = 0.0
 
 
 @dataclass
@@ -149,35 +163,73 @@ def _frame(con: duckdb.DuckDBPyConnection, table: str, file_ids: list[int] | Non
             params = [file_ids]
         return con.execute(sql, params).df()
     file_col = "t.source_file" if "source_file" in cols else "null"
-    run_col = "t.run_key" if "run_key" in cols else "null"
+    # A mart row without a run (fct_fit) is named by its study, so a failure blocks that study.
+    run_col = "t.run_key" if "run_key" in cols else ("t.study" if "study" in cols else "null")
     return con.execute(
         f"""select t.*, {file_col} as _file, {run_col} as _run, {pos} as _position
             from {schema}."{name}" t"""
     ).df()
 
 
-def _ledger_rows(con: duckdb.DuckDBPyConnection, table: str, file_ids: list[int] | None) -> int:
+def _ledger_by_file(
+    con: duckdb.DuckDBPyConnection, table: str, file_ids: list[int] | None
+) -> dict[str, tuple[str | None, int]]:
+    """Loaded file path -> (study/run, rows the ledger says it landed in ``table``)."""
     name = table.split(".", 1)[1]
     sql = (
-        f"select rows_by_table from {LEDGER} where status = 'loaded' and rows_by_table is not null"
+        f"select path, study || '/' || run_id, rows_by_table from {LEDGER} "
+        "where status = 'loaded' and rows_by_table is not null"
     )
     params: list = []
     if file_ids is not None:
         sql += " and file_id in (select unnest(?::bigint[]))"
         params = [file_ids]
-    return sum(json.loads(r[0]).get(name, 0) for r in con.execute(sql, params).fetchall())
+    out = {}
+    for path, run, rows in con.execute(sql, params).fetchall():
+        out[path] = (run, int(json.loads(rows).get(name, 0)))
+    return out
+
+
+def _count_mismatches(df, ledger: dict[str, tuple[str | None, int]]) -> list[dict]:
+    """Files whose rows in the table differ from the ledger's count, worst first."""
+    got = df["_file"].value_counts().to_dict() if len(df) else {}
+    diffs = []
+    for path in sorted(set(got) | {p for p, (_, n) in ledger.items() if n}):
+        run, expected = ledger.get(path, (None, 0))
+        if got.get(path, 0) != expected:
+            value = f"{got.get(path, 0)} row(s), ledger {expected}"
+            diffs.append({"file": path, "run": run, "value": value})
+    return diffs
+
+
+_GX: dict = {}
+_NAMES = itertools.count()
 
 
 def _gx_context():
-    os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
-    logging.getLogger("great_expectations").setLevel(logging.ERROR)
-    warnings.filterwarnings("ignore", module="great_expectations")
-    import great_expectations as gx
+    """GX and one ephemeral context per process: the import costs seconds, a context does not
+    hold much, and keeping it lets ``mqcap run``'s landing and mart passes share Data Docs."""
+    if not _GX:
+        os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
+        logging.getLogger("great_expectations").setLevel(logging.ERROR)
+        warnings.filterwarnings("ignore", module="great_expectations")
+        import great_expectations as gx
 
-    ctx = gx.get_context(mode="ephemeral")
-    with contextlib.suppress(Exception):  # progress bars are cosmetic; API varies by release
-        ctx.variables.progress_bars = {"globally": False}
-    return gx, ctx
+        ctx = gx.get_context(mode="ephemeral")
+        with contextlib.suppress(Exception):  # progress bars are cosmetic; API varies by release
+            ctx.variables.progress_bars = {"globally": False}
+        _GX.update(gx=gx, ctx=ctx, source=ctx.data_sources.add_pandas("mqcap"), sites={})
+    return _GX["gx"], _GX["ctx"], _GX["source"]
+
+
+def _tables_landed(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> set[str]:
+    """Landing tables (``landing.<name>``) that received rows from ``file_ids``."""
+    rows = con.execute(
+        f"select rows_by_table from {LEDGER} where status = 'loaded' "
+        "and rows_by_table is not null and file_id in (select unnest(?::bigint[]))",
+        [file_ids],
+    ).fetchall()
+    return {f"{warehouse.LANDING}.{t}" for (r,) in rows for t, n in json.loads(r).items() if n}
 
 
 def validate(
@@ -185,8 +237,15 @@ def validate(
     scope: str = "all",
     file_ids: list[int] | None = None,
     progress: Progress | None = None,
+    docs: bool | None = None,
+    only: set[str] | None = None,
 ) -> ValidationReport:
     """Run the suites of ``scope`` (landing, mart or all); landing rows limited to ``file_ids``.
+
+    ``only``: suite names to run (default: all of ``scope``).
+    ``docs``: also write Data Docs (HTML) under ``settings.reports_out / "data-docs"``; by
+    default yes, except for landing rows of given files (the pass before dbt: its results go
+    into the next pass's Data Docs).
 
     Example:
         report = validate(Settings.load(), scope="landing", file_ids=[3, 4])
@@ -196,98 +255,196 @@ def validate(
     suites = [
         s
         for s in load_suites(settings)
-        if scope == "all" or s["meta"]["mqcap"]["table"].startswith(_SCHEMA[scope])
+        if (scope == "all" or s["meta"]["mqcap"]["table"].startswith(_SCHEMA[scope]))
+        and (only is None or s["name"] in only)
     ]
     report = ValidationReport()
     if not suites:
         return report
-    gx, ctx = _gx_context()
-    source = ctx.data_sources.add_pandas("mqcap")
+    gx, ctx, source = _gx_context()
     progress.start(f"validate {scope}", total=len(suites), unit="suites")
     with warehouse.connect(settings.warehouse, read_only=True) as con:
-        for n, spec in enumerate(suites):
+        landed = _tables_landed(con, file_ids) if file_ids is not None else None
+        for spec in suites:
             table = spec["meta"]["mqcap"]["table"]
             is_landing = table.startswith(warehouse.LANDING + ".")
-            df = _frame(con, table, file_ids if is_landing else None)
             progress.advance(1, table)
-            if df is None or (is_landing and file_ids is not None and df.empty):
+            if is_landing and landed is not None and table not in landed:
                 continue
-            params = {"ledger_rows": _ledger_rows(con, table, file_ids)} if is_landing else {}
-            report.results.append(_run_suite(gx, ctx, source, n, spec, df, params))
+            df = _frame(con, table, file_ids if is_landing else None)
+            if df is None:
+                continue
+            ledger = _ledger_by_file(con, table, file_ids) if is_landing else None
+            params = (
+                {"ledger_rows": sum(n for _, n in ledger.values())} if ledger is not None else {}
+            )
+            started = time.perf_counter()
+            result = _run_suite(gx, ctx, source, spec, df, params, ledger)
+            result.seconds = time.perf_counter() - started
+            report.results.append(result)
     _store(settings, report)
+    if docs is None:
+        # The pass before dbt leaves its results for the mart pass's Data Docs (same process).
+        docs = not (scope == "landing" and file_ids is not None)
+        if not docs:
+            return report
+    keys = ctx.validation_results_store.list_keys()
+    if docs and keys:
+        _data_docs(ctx, settings)
+    # Each page is rendered once: what is on disk stays listed in the index.
+    for key in keys:
+        ctx.validation_results_store.remove_key(key)
     return report
+
+
+def data_docs_index(settings: Settings) -> Path:
+    """Where Data Docs are written: beside the reports."""
+    return settings.reports_out / "data-docs" / "index.html"
+
+
+def _data_docs(ctx, settings: Settings) -> None:
+    """GX Data Docs of the validations since the last build, as static HTML (works offline);
+    pages of earlier builds stay on disk and in the index."""
+    base = data_docs_index(settings).parent
+    sites = _GX["sites"]
+    if base not in sites:
+        name = "mqcap_" + hashlib.sha1(str(base).encode()).hexdigest()[:10]
+        ctx.add_data_docs_site(
+            site_name=name,
+            site_config={
+                "class_name": "SiteBuilder",
+                "store_backend": {
+                    "class_name": "TupleFilesystemStoreBackend",
+                    "base_directory": str(base),
+                },
+                "site_index_builder": {"class_name": "DefaultSiteIndexBuilder"},
+            },
+        )
+        sites[base] = name
+    ctx.build_data_docs(site_names=[sites[base]])
 
 
 _SCHEMA = {"landing": "landing.", "mart": "marts.", "all": ""}
 
 
-def _run_suite(gx, ctx, source, n: int, spec: dict, df, params: dict) -> SuiteResult:
-    table = spec["meta"]["mqcap"]["table"]
-    suite = gx.ExpectationSuite(
-        name=spec["name"],
-        expectations=[
-            gx.expectations.registry.get_expectation_impl(e["type"])(
-                **e["kwargs"], meta=e.get("meta") or {}
-            )
-            for e in spec["expectations"]
-        ],
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2})?)?$")
+
+
+def _kwargs(kwargs: dict) -> dict:
+    """Suite kwargs as GX wants them: ISO date bounds as datetimes (GX compares values as given)."""
+    out = dict(kwargs)
+    for k in ("min_value", "max_value"):
+        v = out.get(k)
+        if isinstance(v, str) and _ISO_DATE.match(v):
+            out[k] = datetime.fromisoformat(v)
+    return out
+
+
+def _gx_run(gx, ctx, source, name: str, expectations: list[dict], df, params: dict, fmt):
+    """One GX validation of ``df``; the suite is replaced if this process ran it before."""
+    n = next(_NAMES)
+    with contextlib.suppress(Exception):
+        ctx.suites.delete(name)
+    suite = ctx.suites.add(
+        gx.ExpectationSuite(
+            name=name,
+            expectations=[
+                gx.expectations.registry.get_expectation_impl(e["type"])(
+                    **_kwargs(e["kwargs"]), meta={**(e.get("meta") or {}), "mqcap_index": i}
+                )
+                for i, e in enumerate(expectations)
+            ],
+        )
     )
-    suite = ctx.suites.add(suite)
-    asset = source.add_dataframe_asset(f"asset_{n}")
-    batch = asset.add_batch_definition_whole_dataframe(f"batch_{n}")
+    batch = source.add_dataframe_asset(f"asset_{n}").add_batch_definition_whole_dataframe(
+        f"batch_{n}"
+    )
     vd = ctx.validation_definitions.add(
         gx.ValidationDefinition(name=f"vd_{n}", data=batch, suite=suite)
     )
-    result = vd.run(
-        batch_parameters={"dataframe": df},
-        expectation_parameters=params,
-        result_format={
-            "result_format": "COMPLETE",
-            "unexpected_index_column_names": ["_file", "_run", "_position"],
-        },
+    # A checkpoint (not vd.run) so the result lands in the store Data Docs are built from.
+    cp = ctx.checkpoints.add(
+        gx.Checkpoint(name=f"cp_{n}", validation_definitions=[vd], result_format=fmt)
     )
+    result = cp.run(batch_parameters={"dataframe": df}, expectation_parameters=params)
+    return next(iter(result.run_results.values()))
+
+
+def _plain(value):
+    """A numpy / pandas scalar as the Python value it stands for, so messages read 101.0 and
+    '1970-01-01 00:00:00', not np.float64(101.0) or Timestamp(...)."""
+    if hasattr(value, "isoformat"):
+        return str(value)
+    return value.item() if hasattr(value, "item") else value
+
+
+def _run_suite(gx, ctx, source, spec: dict, df, params: dict, ledger=None) -> SuiteResult:
+    table = spec["meta"]["mqcap"]["table"]
+    first = _gx_run(gx, ctx, source, spec["name"], spec["expectations"], df, params, "BOOLEAN_ONLY")
     out = SuiteResult(
         suite=spec["name"],
         table=table,
         scope="landing" if table.startswith("landing.") else "mart",
-        success=bool(result.success),
-        evaluated=len(result.results),
+        success=bool(first.success),
+        evaluated=len(first.results),
         rows=len(df),
     )
-    for r in result.results:
-        if r.success:
-            continue
+    # GX orders results its own way: the index in meta says which expectation each one is.
+    failed = [
+        spec["expectations"][r.expectation_config.meta["mqcap_index"]]
+        for r in first.results
+        if not r.success
+    ]
+    if not failed:
+        return out
+    # Only the failed expectations again, now naming the rows (COMPLETE is the slow format).
+    detail = _gx_run(
+        gx,
+        ctx,
+        source,
+        spec["name"],
+        failed,
+        df,
+        params,
+        {
+            "result_format": "COMPLETE",
+            "unexpected_index_column_names": ["_file", "_run", "_position"],
+        },
+    )
+    for r in detail.results:
         cfg = r.expectation_config
         res = r.result or {}
+        column = cfg.kwargs.get("column")
         examples = []
         for item in (res.get("unexpected_index_list") or [])[:20]:
-            column = cfg.kwargs.get("column")
             example = {
                 "file": item.get("_file"),
                 "run": item.get("_run"),
                 "position": item.get("_position"),
             }
             if column and column in item:
-                example["value"] = item[column]
+                example["value"] = _plain(item[column])
             examples.append(example)
-        if not examples:
-            examples = [
-                {"file": f, "run": r_}
-                for f, r_ in sorted({(a, b) for a, b in zip(df["_file"], df["_run"], strict=True)})[
-                    :5
-                ]
-            ]
-            detail = res.get("observed_value")
-            if detail is not None:
+        unexpected = int(res.get("unexpected_count") or len(df))
+        if cfg.type == "expect_table_row_count_to_equal" and ledger is not None:
+            examples = _count_mismatches(df, ledger)
+            unexpected = abs(len(df) - int(params.get("ledger_rows", 0)))
+        if not examples and res.get("unexpected_index_list") is None:
+            # Table-level expectation (row count...): every file and run validated is suspect.
+            pairs = sorted({(str(a), str(b)) for a, b in zip(df["_file"], df["_run"], strict=True)})
+            examples = [{"file": f, "run": r_} for f, r_ in pairs[:5]]
+            if res.get("observed_value") is not None:
                 for e in examples:
-                    e["value"] = detail
+                    e["value"] = res["observed_value"]
+        if not examples and r.exception_info and r.exception_info.get("raised_exception"):
+            examples = [{"value": r.exception_info.get("exception_message")}]
         out.failures.append(
             Failure(
                 suite=spec["name"],
                 expectation=cfg.type,
-                column=cfg.kwargs.get("column"),
+                column=column,
                 table=table,
-                unexpected=int(res.get("unexpected_count") or len(df)),
+                unexpected=unexpected,
                 examples=examples,
             )
         )
