@@ -22,7 +22,8 @@ by_channel as (
         sum(bytes_received) as received_bytes,
         sum(net_time_avg_us * batches) as net_time_weighted_us,
         min(case when net_time_min_us > 0 then net_time_min_us end) as nettime_min_us,
-        max(net_time_max_us) as nettime_max_us,
+        -- Only the sending end measures NETTIME; a receiver reports 0, which means "not measured".
+        nullif(max(net_time_max_us), 0) as nettime_max_us,
         min(source_file) as source_file
     from records
     group by run_key, channel_name
@@ -46,8 +47,10 @@ select
         as achieved_batch_size,
     by_channel.sent_bytes,
     by_channel.received_bytes,
-    case when by_channel.batches > 0 then by_channel.net_time_weighted_us / by_channel.batches end
-        as nettime_avg_us,
+    case
+        when by_channel.batches > 0 and by_channel.nettime_max_us is not null
+            then by_channel.net_time_weighted_us / by_channel.batches
+    end as nettime_avg_us,
     by_channel.nettime_min_us,
     by_channel.nettime_max_us,
     by_channel.source_file

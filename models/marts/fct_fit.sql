@@ -23,6 +23,7 @@ sums as (
         regr_syy(y_value, x_value) as syy,
         regr_sxy(y_value, x_value) as sxy,
         regr_avgx(y_value, x_value) as mean_x,
+        regr_avgy(y_value, x_value) as mean_y,
         min(x_value) as min_x,
         max(x_value) as max_x
     from points
@@ -73,7 +74,8 @@ select
     n_points,
     slope_a,
     intercept_b,
-    r_squared,
+    -- With (nearly) constant y, R-squared is 0/0 computed on rounding noise: not defined.
+    case when syy > 1e-12 * (n_points * mean_y * mean_y + 1) then r_squared end as r_squared,
     sqrt(residual_variance / sxx) as slope_a_se,
     sqrt(residual_variance * (1.0 / n_points + mean_x * mean_x / sxx)) as intercept_b_se,
     slope_a - t_critical_95 * sqrt(residual_variance / sxx) as slope_a_ci95_low,
