@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from mqcap import warehouse
@@ -84,13 +85,34 @@ def run_dbt(
     return subprocess.CompletedProcess(cmd, proc.returncode, "\n".join(lines), "")
 
 
+BUILT = "built through file "  # pipeline_event message of a build that covered every file
+
+
+def built_through(con) -> int | None:
+    """Newest ledger file_id that a successful complete build covered; None: no such build yet.
+
+    A build killed or failed half-way records nothing, so its marts never look fresh.
+    """
+    row = warehouse.one(
+        con,
+        f"""select max(cast(substr(message, {len(BUILT) + 1}) as bigint))
+            from {warehouse.META}.pipeline_event where command = 'build' and message like ?""",
+        [BUILT + "%"],
+    )
+    return row[0] if row else None
+
+
 def build(
     settings: Settings,
     select: list[str] | None = None,
     progress: Progress | None = None,
     docs: bool = False,
+    complete: bool = False,
 ) -> BuildResult:
     """``dbt build`` (models + tests), optionally limited by dbt selectors; raises on failure.
+
+    ``complete``: the selection covers everything landed since the last complete build (the
+    pipeline's own selection); a build without ``select`` always does.
 
     Example:
         result = build(Settings.load())
@@ -100,6 +122,9 @@ def build(
     # Landing tables must exist before dbt resolves sources, even for formats never dropped.
     with warehouse.connect(settings.warehouse) as con:
         warehouse.ensure_schema(con)
+        through = con.execute(
+            f"select coalesce(max(file_id), 0) from {warehouse.META}.ingest_ledger"
+        ).fetchall()[0][0]
     args = ["build"]
     if select:
         args += ["--select", *select]
@@ -111,6 +136,12 @@ def build(
     if not result.ok:
         detail = "; ".join(result.failures[:10]) or result.log_tail
         raise DataError(f"dbt build failed: {detail}")
+    if complete or not select:
+        with warehouse.connect(settings.warehouse) as con:
+            con.execute(
+                f"insert into {warehouse.META}.pipeline_event values (?, 'build', ?)",
+                [datetime.now().replace(microsecond=0), f"{BUILT}{through}"],
+            )
     return result
 
 

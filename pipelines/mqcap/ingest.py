@@ -342,7 +342,15 @@ class _Ingestor:
                 )
             )
             return
-        parser = detect(path, path.name)
+        try:
+            parser = detect(path, path.name)
+        except Exception as exc:  # a sniffer bug must not stop the other files of the batch
+            self.report.outcomes.append(
+                self.set_aside(
+                    path, rel, sha, None, f"could not detect the format ({exc!r})", "byte 0"
+                )
+            )
+            return
         if parser is None:
             self.report.outcomes.append(
                 self.set_aside(path, rel, sha, None, _unrecognised(path), "byte 0")
@@ -384,9 +392,10 @@ class _Ingestor:
         except InputError as exc:
             pos = exc.position or None
             outcome = self.set_aside(path, rel, sha, parser.kind, exc.reason, pos)
-        except (duckdb.Error, ValueError, OverflowError, UnicodeError) as exc:
-            # A parser bug or a type the landing table refuses: never half-land, never crash
-            # the whole batch; the file waits with the reason.
+        except Exception as exc:
+            # A parser bug (e.g. csv.Error on an over-long field) or a type the landing table
+            # refuses: never half-land, never crash the whole batch; the file waits with the
+            # reason. KeyboardInterrupt / SystemExit still stop the batch (land rolled back).
             outcome = self.set_aside(
                 path, rel, sha, parser.kind, f"could not land ({type(exc).__name__}: {exc})", None
             )
@@ -401,6 +410,11 @@ class _Ingestor:
             m = manifest_mod.load(ctx)
         except InputError as exc:
             return (exc.reason, exc.position or None, False), (None, None)
+        except Exception as exc:  # a YAML value the loader chokes on (e.g. 2021-02-30)
+            return (f"not a valid manifest ({type(exc).__name__}: {exc})", None, False), (
+                None,
+                None,
+            )
         declared = (m["study"], m["run"])
         other = warehouse.one(
             self.con,
@@ -452,7 +466,7 @@ def _batch_runs(files: list[Path]) -> dict[str, set[str]]:
         if p.name.lower() in manifest_mod.MANIFEST_NAMES:
             try:
                 m = manifest_mod.load(ParseContext(path=p, source_file=p.name))
-            except InputError:
+            except Exception:  # reported with its reason when the manifest itself is processed
                 continue
             runs.setdefault(m["study"], set()).add(m["run"])
     return runs

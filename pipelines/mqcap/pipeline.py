@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mqcap import warehouse
-from mqcap.build import BuildResult, build, selection_for
-from mqcap.ingest import IngestReport, ingest
+from mqcap.build import BuildResult, build, built_through, selection_for
+from mqcap.ingest import LEDGER, IngestReport, ingest
+from mqcap.parsers import parser_for_kind
 from mqcap.progress import Progress
 from mqcap.reports import ReportResult, render_reports
 from mqcap.settings import Settings
@@ -70,6 +71,39 @@ def _marts_exist(settings: Settings) -> bool:
         )
 
 
+def build_backlog(settings: Settings) -> tuple[set[str] | None, list[int]]:
+    """(landing tables, loaded file ids) changed since the last complete build.
+
+    Tables None: no complete build on record (none yet, or every one was killed or failed), so
+    everything is rebuilt. Files landed by an ingest that was killed, or whose build was killed
+    or failed, stay in the backlog until a build covering them succeeds.
+    """
+    with warehouse.connect(settings.warehouse) as con:
+        through = built_through(con)
+        ids = [
+            r[0]
+            for r in con.execute(
+                f"select file_id from {LEDGER} where status = 'loaded' and file_id > ?",
+                [through or 0],
+            ).fetchall()
+        ]
+        kinds = con.execute(
+            f"""select distinct kind from {LEDGER} where kind is not null
+                and status <> 'set_aside' and path in (
+                    select path from {LEDGER} where file_id > ? and status <> 'set_aside')""",
+            [through or 0],
+        ).fetchall()
+    if through is None:
+        return None, ids
+    tables: set[str] = set()
+    for (kind,) in kinds:
+        try:
+            tables |= {t.name for t in parser_for_kind(kind).tables}
+        except KeyError:
+            continue
+    return tables, ids
+
+
 def run(
     settings: Settings,
     paths: list[str] | None = None,
@@ -87,18 +121,20 @@ def run(
     progress = progress or Progress()
     landed = ingest(settings, paths, progress)
     result = RunResult(ingest=landed)
-    if not landed.landed and _marts_exist(settings) and not force:
+    backlog, backlog_ids = build_backlog(settings)
+    if not landed.landed and backlog == set() and _marts_exist(settings) and not force:
         result.nothing_new = True
         return result
-    new_ids = landed.new_file_ids
+    new_ids = sorted(set(landed.new_file_ids) | set(backlog_ids))
     result.landing = validate(settings, "landing", new_ids, progress) if new_ids else None
-    # First build (or --force): everything. Later: only what depends on the changed tables.
+    # First build, --force, or the last one did not complete: everything. Later: only what
+    # depends on the tables changed since the last complete build.
     select = (
         None
-        if force or not _marts_exist(settings)
-        else selection_for(settings, landed.changed_tables)
+        if force or backlog is None or not _marts_exist(settings)
+        else selection_for(settings, landed.changed_tables | backlog)
     )
-    result.build = build(settings, select=select, progress=progress)
+    result.build = build(settings, select=select, progress=progress, complete=True)
     result.marts = validate(settings, "mart", None, progress)
     if reports:
         blocked: dict[str, list[str]] = {}
