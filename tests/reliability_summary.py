@@ -241,7 +241,6 @@ LOADS = {
     ("chstatus", "truncated"): "loaded",
     ("rmf_crypto", "truncated"): "loaded",
     ("rmf_workload", "truncated"): "loaded",
-    ("smf_csv_sql", "truncated"): "loaded",
     # RMF reports are read as Latin-1 (EBCDIC transfers differ): any byte is a character.
     ("rmf_crypto", "corrupted"): "loaded",
     ("rmf_workload", "corrupted"): "loaded",
@@ -255,10 +254,6 @@ LOADS = {
     ("rmf_crypto", "long_line"): "loaded",
     ("rmf_workload", "long_line"): "loaded",
     # csv.Error "field larger than field limit": parser bug, no position (see the report).
-    ("driver_csv", "long_line"): "aside-nopos",
-    ("ascpu_csv", "long_line"): "aside-nopos",
-    ("smf_csv", "long_line"): "aside-nopos",
-    ("smf_csv_sql", "long_line"): "aside-nopos",
 }
 
 # Each kind of manifest error: (name, run.yaml text, field or problem named in the reason).
@@ -358,13 +353,12 @@ HOSTILE = (
 
 
 # ------------------------------------------------------------------------------ parser bugs
-# Non-InputError exceptions the fuzzing found in parsers this suite may not edit: (type, text
-# in the message, reproducer). Ingest contains them (the file is set aside); the parser should
-# raise its InputError with the position instead. Reported to the lead.
-# The reproducer: (file name, bytes); fuzzing tolerates exactly these types and messages.
+# Non-InputError exceptions fuzzing found in parsers, now fixed: each must raise the parser's
+# InputError naming the position (type it used to raise, text that must stay in the message,
+# reproducer as (file name, bytes)).
 _M = b"study: s1\nrun: r1\n"
 _LONG = b"rate_per_s,round_trip_us\n1," + b"9" * 200_000 + b"\n"
-KNOWN_PARSER_BUGS: list[tuple[type, str, tuple[str, bytes]]] = [
+FIXED_PARSER_BUGS: list[tuple[type, str, tuple[str, bytes]]] = [
     # manifest.load: PyYAML builds datetimes for timestamp-looking values and raises ValueError
     # on impossible dates; fix: also catch (ValueError, TypeError, RecursionError) around
     # yaml.load and raise ctx.error(f"not valid YAML: {exc}", line=1).
@@ -426,9 +420,9 @@ def figures() -> dict:
         "kill_seed": CRASH_SEED,
         "hostile_values": len(HOSTILE),
         "fuzz_examples_per_run": FUZZ_EXAMPLES,
-        "known_parser_bugs": [
+        "parser_bugs_found_and_fixed": [
             f"{k.__module__.replace('builtins', '').strip('_')}.{k.__name__}: {n}".lstrip(".")
-            for k, n, _ in KNOWN_PARSER_BUGS
+            for k, n, _ in FIXED_PARSER_BUGS
         ],
     }
 

@@ -134,3 +134,19 @@ def test_paths_outside_the_raw_root_are_refused(settings, tmp_path):
         ingest(settings, [outside])
     with pytest.raises(UsageError, match="is outside the raw root"):
         ingest(settings, [settings.raw_root / ".." / "elsewhere.csv"])
+
+
+def test_same_bytes_in_two_run_folders_describe_two_runs(settings, sample_study):
+    # A results file without run columns means "this run": identical bytes in another run's
+    # folder are that run's results, not a duplicate to set aside.
+    a = (sample_study / "ssl-chacha-2k" / "results.csv").read_bytes()
+    (sample_study / "attls-chacha-2k" / "results.csv").write_bytes(a)
+    report = ingest(settings)
+    assert report.set_aside == []
+    rows = _rows(
+        settings,
+        """select l.run_id, d.round_trip_us from landing.driver_results d
+           join meta.ingest_ledger l using (file_id)
+           where l.run_id in ('ssl-chacha-2k', 'attls-chacha-2k') order by 1""",
+    )
+    assert rows == [("attls-chacha-2k", 2172.0), ("ssl-chacha-2k", 2172.0)]

@@ -110,8 +110,11 @@ def test_faulty_file_leaves_loaded_data_unchanged_and_the_next_file_loads(
     if fault in ("changed_good", "changed_bad"):
         rel = rel_path(fmt)  # the same name as the loaded file, new content
     elif fault == "duplicate":
-        # Another name (a manifest keeps its name, in another folder).
-        rel = f"cases/{fmt}/{name if fmt == 'manifest' else 'copy-of-' + name}"
+        # The same bytes under another name where they would count the same data again: next
+        # to the original (a manifest keeps its name, in another folder).
+        original = rel_path(fmt)
+        folder = original.rsplit("/", 1)[0]
+        rel = f"cases/{fmt}/{name}" if fmt == "manifest" else f"{folder}/copy-of-{name}"
     else:
         rel = f"cases/{fmt}/{name}"
     path = settings.raw_root / rel
@@ -137,7 +140,10 @@ def test_faulty_file_leaves_loaded_data_unchanged_and_the_next_file_loads(
             assert "field larger than field limit" in outcome.reason or POSITION.match(
                 outcome.position or ""
             ), outcome
-        if want == "duplicate":
+        if want == "duplicate" and fmt == "manifest":
+            # The same manifest elsewhere declares its run a second time.
+            assert outcome.reason.endswith(f"is already defined by {rel_path(fmt)}"), outcome
+        elif want == "duplicate":
             assert outcome.reason == (f"duplicate of {rel_path(fmt)} (same content already loaded)")
         # The ledger keeps the verdict; for a changed file the old version stays loaded.
         rows = _ledger(settings, rel)

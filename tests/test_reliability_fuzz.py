@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reliability_summary import FORMATS, KNOWN_PARSER_BUGS, ledger_landing_disagreements
+from reliability_summary import FIXED_PARSER_BUGS, FORMATS, ledger_landing_disagreements
 
 from mqcap.errors import InputError
 from mqcap.parsers import detect, driver_csv, manifest
@@ -142,13 +142,6 @@ def mutated_dump(draw):
     return path.name, bytes(data)
 
 
-def _known(exc: BaseException) -> bool:
-    """A parser bug already reported (see KNOWN_PARSER_BUGS), not a new one."""
-    return any(
-        isinstance(exc, kind) and needle in str(exc) for kind, needle, _ in KNOWN_PARSER_BUGS
-    )
-
-
 def _check(parser, name: str, data: bytes, *, text: bool) -> None:
     """The property: rows that fit the tables, or an InputError naming file and position."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -163,10 +156,6 @@ def _check(parser, name: str, data: bytes, *, text: bool) -> None:
             else:
                 assert err.offset is not None and 0 <= err.offset <= len(data)
             return
-        except Exception as exc:
-            if _known(exc):
-                return
-            raise
     for table, frame in parsed.tables.items():
         assert set(frame.columns) == set(parser.table(table).columns)
         if frame.height:
@@ -269,11 +258,11 @@ def test_ingest_never_stops_a_batch_whatever_a_file_holds(shared_warehouse, case
 
 @pytest.mark.parametrize(
     ("kind", "needle", "reproducer"),
-    KNOWN_PARSER_BUGS,
-    ids=[n for _, n, _ in KNOWN_PARSER_BUGS],
+    FIXED_PARSER_BUGS,
+    ids=[n for _, n, _ in FIXED_PARSER_BUGS],
 )
-def test_known_parser_bug_is_contained_by_ingest(tmp_path, kind, needle, reproducer):
-    """Each parser bug fuzzing found: ingest sets the file aside naming the error, next loads."""
+def test_fixed_parser_bug_is_set_aside_with_its_position(tmp_path, kind, needle, reproducer):
+    """Each parser bug fuzzing found: the file is set aside naming the line, the next loads."""
     from conftest import PROJECT
 
     from mqcap.ingest import ingest
@@ -289,27 +278,24 @@ def test_known_parser_bug_is_contained_by_ingest(tmp_path, kind, needle, reprodu
     (tmp_path / "raw" / "b" / "next.csv").write_text("rate_per_s,round_trip_us\n1,2\n")
     report = ingest(settings)
     by_path = {o.path: o for o in report.outcomes}
-    assert by_path[f"a/{name}"].status == "set_aside"
-    assert f"{kind.__name__}: " in by_path[f"a/{name}"].reason
-    assert needle in by_path[f"a/{name}"].reason
+    aside = by_path[f"a/{name}"]
+    assert aside.status == "set_aside"
+    assert needle in aside.reason
+    assert aside.position is not None and aside.position.startswith("line ")
     assert (by_path["b/next.csv"].status, by_path["b/next.csv"].rows) == ("loaded", 1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=tuple({kind for kind, _, _ in KNOWN_PARSER_BUGS}),
-    reason="known parser bug (reported): once fixed, remove it from KNOWN_PARSER_BUGS",
-)
 @pytest.mark.parametrize(
     ("kind", "needle", "reproducer"),
-    KNOWN_PARSER_BUGS,
-    ids=[n for _, n, _ in KNOWN_PARSER_BUGS],
+    FIXED_PARSER_BUGS,
+    ids=[n for _, n, _ in FIXED_PARSER_BUGS],
 )
-def test_known_parser_bug_raises_input_error(tmp_path, kind, needle, reproducer):
+def test_fixed_parser_bug_raises_input_error(tmp_path, kind, needle, reproducer):
     name, data = reproducer
     path = tmp_path / name
     path.write_bytes(data)
     parser = detect(path, name)
     assert parser is not None
-    with pytest.raises(InputError):
+    with pytest.raises(InputError) as info:
         parse_file(parser, path)
+    assert needle in str(info.value) and info.value.line is not None

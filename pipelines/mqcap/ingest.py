@@ -140,11 +140,20 @@ class _Ingestor:
             [rel],
         )
 
-    def loaded_with_sha(self, sha: str, rel: str) -> str | None:
+    def loaded_with_sha(self, sha: str, rel: str, run: tuple[str | None, str | None]) -> str | None:
+        """Another loaded file with the same content that would count the same data again.
+
+        Within one run folder (or among files outside run folders, which carry their own
+        identity) the same bytes are the same data. The same small file in two run folders
+        (say a results CSV without a run column) describes two runs: not a duplicate.
+        """
         row = warehouse.one(
             self.con,
-            f"select path from {LEDGER} where sha256 = ? and status = 'loaded' and path <> ? limit 1",
-            [sha, rel],
+            f"""select path from {LEDGER}
+                where sha256 = ? and status = 'loaded' and path <> ?
+                  and study is not distinct from ? and run_id is not distinct from ?
+                limit 1""",
+            [sha, rel, run[0], run[1]],
         )
         return row[0] if row else None
 
@@ -358,19 +367,6 @@ class _Ingestor:
             return
         if only_manifests != (parser.kind == "manifest"):
             return
-        duplicate = self.loaded_with_sha(sha, rel)
-        if duplicate is not None:
-            self.report.outcomes.append(
-                self.set_aside(
-                    path,
-                    rel,
-                    sha,
-                    parser.kind,
-                    f"duplicate of {duplicate} (same content already loaded)",
-                    None,
-                )
-            )
-            return
         folder = self.folder_of(rel, {**folders, **pending})
         run: tuple[str | None, str | None] = (None, None)
         if parser.kind != "manifest" and folder is not None:
@@ -387,6 +383,19 @@ class _Ingestor:
             if problem is not None:
                 self.report.outcomes.append(self.set_aside(path, rel, sha, parser.kind, *problem))
                 return
+        duplicate = self.loaded_with_sha(sha, rel, run)
+        if duplicate is not None:
+            self.report.outcomes.append(
+                self.set_aside(
+                    path,
+                    rel,
+                    sha,
+                    parser.kind,
+                    f"duplicate of {duplicate} (same content already loaded)",
+                    None,
+                )
+            )
+            return
         try:
             outcome = self.land(path, rel, sha, parser, prior, run)
         except InputError as exc:

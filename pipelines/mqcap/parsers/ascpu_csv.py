@@ -16,11 +16,18 @@ Example::
 from __future__ import annotations
 
 import csv
-import io
 from collections.abc import Iterator
 from datetime import datetime
 
-from mqcap.parsers.base import TEXT_LINEAGE, Batch, ParseContext, Parser, Table, read_text_lines
+from mqcap.parsers.base import (
+    TEXT_LINEAGE,
+    Batch,
+    ParseContext,
+    Parser,
+    Table,
+    csv_cells,
+    read_text_lines,
+)
 
 TABLE = Table(
     "ascpu_interval",
@@ -45,7 +52,11 @@ BATCH_ROWS = 50000
 
 
 def _names(line: str) -> list[str]:
-    return [c.strip().lower().replace(" ", "_") for c in next(csv.reader(io.StringIO(line)))]
+    try:
+        cells = next(csv.reader([line]), [])
+    except csv.Error:  # not a CSV header: the caller decides what that means
+        return []
+    return [c.strip().lower().replace(" ", "_") for c in cells]
 
 
 def sniff(head: bytes, name: str) -> bool:
@@ -72,9 +83,9 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
     for lineno, line in read_text_lines(ctx, encoding="utf-8-sig"):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        fields = next(csv.reader(io.StringIO(line)))
+        fields = csv_cells(ctx, line, lineno)
         if header is None:
-            header = _names(line)
+            header = [c.strip().lower().replace(" ", "_") for c in fields]
             missing = [r for r in REQUIRED if r not in header]
             if missing:
                 raise ctx.error(f"header lacks column(s) {missing}", line=lineno)

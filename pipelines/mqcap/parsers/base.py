@@ -19,6 +19,7 @@ one file in one transaction, so a failure part-way leaves nothing of that file b
 
 from __future__ import annotations
 
+import csv
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -139,6 +140,18 @@ class Parser:
             if t.name == name:
                 return t
         raise KeyError(f"{self.kind} declares no landing table {name!r}")
+
+
+def csv_cells(ctx: ParseContext, line: str, lineno: int) -> list[str]:
+    """The fields of one CSV line; a line the csv module refuses names its line number.
+
+    Example:
+        fields = csv_cells(ctx, line, lineno)
+    """
+    try:
+        return next(csv.reader([line]), [])
+    except csv.Error as exc:
+        raise ctx.error(f"not a valid CSV line: {exc}", line=lineno) from None
 
 
 def read_text_lines(ctx: ParseContext, *, encoding: str = "utf-8") -> Iterator[tuple[int, str]]:

@@ -13,12 +13,18 @@ Example file::
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterator
 from datetime import datetime
 
-from mqcap.parsers.base import TEXT_LINEAGE, Batch, ParseContext, Parser, Table, read_text_lines
+from mqcap.parsers.base import (
+    TEXT_LINEAGE,
+    Batch,
+    ParseContext,
+    Parser,
+    Table,
+    csv_cells,
+    read_text_lines,
+)
 
 TABLE = Table(
     "driver_results",
@@ -101,7 +107,7 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
     for lineno, line in read_text_lines(ctx, encoding="utf-8-sig"):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        fields = next(csv.reader(io.StringIO(line)))
+        fields = csv_cells(ctx, line, lineno)
         if header is None:
             header = [_canonical(c) for c in fields]
             missing = [r for r in REQUIRED if r not in header]

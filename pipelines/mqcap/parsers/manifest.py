@@ -316,13 +316,17 @@ def load(ctx: ParseContext) -> dict:
         line = mark.line + 1 if mark is not None else 1
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise ctx.error(f"not valid YAML: {problem}", line=line) from None
+    except (ValueError, TypeError, RecursionError) as exc:
+        # PyYAML builds dates and keys as it reads: 2021-02-30, a list used as a key or deep
+        # nesting fail inside it, without a position.
+        raise ctx.error(f"not valid YAML: {type(exc).__name__}: {exc}", line=1) from None
     return validate(doc, ctx)
 
 
 def sniff(head: bytes, name: str) -> bool:
-    if name.lower() not in MANIFEST_NAMES:
-        return False
-    return b"study" in head and b"run" in head
+    # The name decides: a run.yaml that is not a valid manifest must be reported as one (and
+    # hold its folder's files back), not be taken for some other format or nothing.
+    return name.lower() in MANIFEST_NAMES
 
 
 def parse(ctx: ParseContext) -> Iterator[Batch]:

@@ -21,13 +21,11 @@ Example:
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from collections.abc import Iterator
 from datetime import datetime
 
-from mqcap.parsers.base import Batch, ParseContext, Parser, read_text_lines
+from mqcap.parsers.base import Batch, ParseContext, Parser, csv_cells, read_text_lines
 from mqcap.parsers.smf.binary import frame
 from mqcap.parsers.smf.convert import datetime_to_epoch_us
 from mqcap.parsers.smf.fields import F, Structure, column_name
@@ -325,6 +323,8 @@ def _value(col: _Col, cells: list[str], version: int):
 def parse(ctx: ParseContext) -> Iterator[Batch]:
     s = structure_from_name(ctx.source_file) or structure_from_name(ctx.path.name)
     plan: list[_Col] | None = None
+    trailing: bool | None = None
+    width: int | None = None  # cells per row of the header-less SQL form
     rows: list[tuple] = []
     table = None
     head_pos = {c: i for i, c in enumerate(HEAD_COLUMNS)}
@@ -332,9 +332,20 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
     for lineno, line in read_text_lines(ctx, encoding="latin-1"):
         if not line.strip():
             continue
-        cells = next(csv.reader(io.StringIO(line)))
-        if cells and cells[-1] == "":
+        cells = csv_cells(ctx, line, lineno)
+        # mq-smf-csv ends every line, header and rows, with a comma: a line without one was
+        # cut (a copy interrupted mid-line) and would land with its columns shifted.
+        ends_with_comma = bool(cells) and cells[-1] == ""
+        if ends_with_comma:
             cells = cells[:-1]
+        if trailing is None:
+            trailing = ends_with_comma
+        elif ends_with_comma != trailing:
+            raise ctx.error(
+                "line does not end like the file's first line (a trailing comma "
+                f"{'expected' if trailing else 'unexpected'}): cut or edited?",
+                line=lineno,
+            )
         if plan is None and cells[:3] == ["Date", "Time", "LPAR"]:
             if s is None:
                 s = _guess(cells)
@@ -348,7 +359,17 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
                 line=lineno,
             )
         if plan is None:
+            if not ends_with_comma:
+                raise ctx.error(
+                    "an mq-smf-csv -f SQL row ends with a comma; this one does not (cut line?)",
+                    line=lineno,
+                )
             plan = _sql_plan(s, len(cells))
+            width = len(cells)
+        elif width is not None and len(cells) != width:
+            raise ctx.error(
+                f"{len(cells)} columns where the file's first row has {width}", line=lineno
+            )
         table = s.table
         try:
             version_col = next((c for c in plan if c.target == "mq_version"), None)
