@@ -10,7 +10,7 @@ select
 from {{ relation }} as rows_in
 left join {{ ref('int_file_runs') }} as folder
     on rows_in.file_id = folder.file_id
-left join {{ ref('dim_run') }} as by_time
+left join {{ ref('int_runs') }} as by_time
     on
         folder.run_key is null
         and rows_in.{{ time_col }} >= by_time.interval_start
