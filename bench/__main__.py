@@ -10,7 +10,7 @@ shared and noisy, absolute times are given only for context.
 from __future__ import annotations
 
 import argparse
-import importlib
+import json
 import os
 import platform
 import shutil
@@ -18,7 +18,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 from datetime import datetime
 from pathlib import Path
 
@@ -73,16 +72,22 @@ def main(argv: list[str] | None = None) -> int:
         work = Path(tempfile.mkdtemp(prefix=f"mqcap-{name}-"))
         print(f"== {name}", flush=True)
         t0 = time.perf_counter()
+        # Each module in a fresh interpreter: measurements fork children, and forking a process
+        # whose DuckDB/polars thread pools are running can deadlock.
+        cmd = [sys.executable, "-m", "bench._one", name, str(work)] + (
+            ["--quick"] if args.quick else []
+        )
         try:
-            mod = importlib.import_module(f"bench.{name}")
-            got = mod.run(work, args.quick)
-            for r in got:
-                r.setdefault("module", name)
-            rows.extend(got)
-            print(f"   {len(got)} figure(s) in {time.perf_counter() - t0:.1f}s", flush=True)
-        except Exception:
-            failures.append(f"{name}: {traceback.format_exc().splitlines()[-1]}")
-            print(traceback.format_exc(), file=sys.stderr)
+            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=HERE.parent)
+            if proc.returncode != 0:
+                failures.append(f"{name}: {(proc.stderr.strip().splitlines() or ['?'])[-1]}")
+                print(proc.stderr, file=sys.stderr)
+            else:
+                got = json.loads(proc.stdout.strip().splitlines()[-1])
+                for r in got:
+                    r.setdefault("module", name)
+                rows.extend(got)
+                print(f"   {len(got)} figure(s) in {time.perf_counter() - t0:.1f}s", flush=True)
         finally:
             shutil.rmtree(work, ignore_errors=True)
     commit = subprocess.run(
