@@ -16,6 +16,12 @@ from pathlib import Path
 import duckdb
 import pytest
 from click.testing import CliRunner
+
+from mqcap.cli import main as cli
+from mqcap.ingest import ingest
+from mqcap.settings import Settings
+
+from helpers import landing_fingerprint, tree_hashes
 from reliability_summary import (
     FORMATS,
     MANIFEST_ERRORS,
@@ -27,12 +33,6 @@ from reliability_summary import (
     ledger_landing_disagreements,
     rel_path,
 )
-
-from mqcap.cli import main as cli
-from mqcap.ingest import ingest
-from mqcap.settings import Settings
-
-from helpers import landing_fingerprint, tree_hashes
 
 pytestmark = pytest.mark.xdist_group("reliability")
 POSITION = re.compile(r"^(line|byte) \d+$")

@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from reliability_summary import FIXED_PARSER_BUGS, FORMATS, ledger_landing_disagreements
 
 from mqcap.errors import InputError
 from mqcap.parsers import detect, driver_csv, manifest
 from mqcap.parsers.smf import binary, csv_loader
 
 from helpers import FIXTURES, parse_file
+from reliability_summary import FIXED_PARSER_BUGS, FORMATS, ledger_landing_disagreements
 
 GOLDEN = FIXTURES / "golden" / "mq-smf-csv"
 MANIFESTS = [
@@ -218,9 +218,9 @@ def test_detect_and_parse_any_mutated_fixture_raise_only_input_error(case):
 
 @pytest.fixture(scope="module")
 def shared_warehouse(tmp_path_factory):
-    from conftest import PROJECT
-
     from mqcap.settings import Settings
+
+    from conftest import PROJECT
 
     root = tmp_path_factory.mktemp("fuzz-ingest")
     (root / "raw").mkdir()
@@ -263,10 +263,10 @@ def test_ingest_never_stops_a_batch_whatever_a_file_holds(shared_warehouse, case
 )
 def test_fixed_parser_bug_is_set_aside_with_its_position(tmp_path, kind, needle, reproducer):
     """Each parser bug fuzzing found: the file is set aside naming the line, the next loads."""
-    from conftest import PROJECT
-
     from mqcap.ingest import ingest
     from mqcap.settings import Settings
+
+    from conftest import PROJECT
 
     settings = Settings.load(
         warehouse=tmp_path / "wh" / "w.duckdb", raw=tmp_path / "raw", project_root=PROJECT

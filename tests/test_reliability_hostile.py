@@ -18,13 +18,14 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from reliability_summary import HOSTILE, ledger_landing_disagreements
 
 from mqcap.build import build
 from mqcap.errors import UsageError
 from mqcap.ingest import ingest
 from mqcap.reports import render_reports
 from mqcap.validate import validate
+
+from reliability_summary import HOSTILE, ledger_landing_disagreements
 
 pytestmark = pytest.mark.xdist_group("reliability")
 SCRIPT, IMG, SQL, DOTS = HOSTILE

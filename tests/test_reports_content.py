@@ -23,6 +23,8 @@ from mqcap.render import render_report
 from mqcap.render.display import table
 from mqcap.settings import Settings, find_project_root
 
+from browser_support import ChartFinder, load_page
+
 pytestmark = pytest.mark.xdist_group("reports")
 
 PROJECT = find_project_root(Path(__file__).parent)
@@ -274,3 +276,17 @@ def test_channel_table_shows_the_published_1mb_batch_size_and_nettime(rendered):
     assert ssl[3] == attls[3] == "5"
     assert ssl[5] == "2.1–7.7" and attls[5] == "28.9–128.3"
     assert "Sending channel: QML1.TO.QML2." in html
+
+
+def test_study_report_charts_are_drawn_in_a_browser_offline(rendered, tmp_path):
+    """The attls report in headless Chromium: every chart an SVG with marks, nothing logged to
+    the console, no network request (the Vega bundle is inlined)."""
+    run = load_page(rendered["attls"]["html"], tmp_path / "chromium")
+    finder = ChartFinder()
+    finder.feed(run.dom)
+    charts_in_html = _html(rendered, "attls").count('class="mqcap-chart"')
+    assert len(finder.charts) == charts_in_html >= 5
+    for chart in finder.charts:
+        assert chart.svgs >= 1 and chart.marks >= 3, chart.element_id
+    assert run.console == []
+    assert run.requests == []

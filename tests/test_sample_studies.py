@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import duckdb
 import pytest
-from conftest import PROJECT
 
 from mqcap.build import build
 from mqcap.ingest import ingest
 from mqcap.settings import Settings
+
+from conftest import PROJECT
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("dbt")]
 

@@ -13,11 +13,12 @@ import shutil
 import duckdb
 import pytest
 from click.testing import CliRunner
-from validate_support import build_warehouse
 
 from mqcap.cli import main
 from mqcap.settings import Settings
 from mqcap.validate import Failure, data_docs_index, load_suites, validate
+
+from validate_support import build_warehouse
 
 pytestmark = pytest.mark.xdist_group("validate")
 
