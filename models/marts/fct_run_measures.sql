@@ -21,6 +21,34 @@ tasks as (
     select * from {{ ref('fct_chinit_tasks') }}
 ),
 
+-- Channel and connection measures are compared per run (names differ between configurations).
+accounting as (
+    select
+        run_key,
+        sum(messages) * 1.0 / nullif(sum(batches), 0) as achieved_batch_size,
+        max(nettime_avg_us) as nettime_avg_us
+    from {{ ref('fct_channel_accounting') }}
+    group by run_key
+),
+
+statuses as (
+    select
+        run_key,
+        max(nettime_short_p95_us) as nettime_short_p95_us,
+        max(xbatchsz_short_p50) as xbatchsz_short_p50
+    from {{ ref('fct_channel_status') }}
+    group by run_key
+),
+
+netstat as (
+    select
+        run_key,
+        avg(srtt_mean_ms) as srtt_mean_ms,
+        sum(cwnd_drops) as cwnd_drops
+    from {{ ref('fct_netstat_summary') }}
+    group by run_key
+),
+
 measures as (
     select
         run_key,
@@ -105,6 +133,54 @@ measures as (
         'CPU microseconds per request' as unit,
         cpu_us_per_request as measure_value
     from tasks
+    union all
+    select
+        run_key,
+        'achieved_batch_size' as measure,
+        'RUN' as subject,
+        'messages per batch' as unit,
+        achieved_batch_size as measure_value
+    from accounting
+    union all
+    select
+        run_key,
+        'nettime_avg_us' as measure,
+        'RUN' as subject,
+        'microseconds' as unit,
+        nettime_avg_us as measure_value
+    from accounting
+    union all
+    select
+        run_key,
+        'nettime_short_p95_us' as measure,
+        'RUN' as subject,
+        'microseconds' as unit,
+        nettime_short_p95_us as measure_value
+    from statuses
+    union all
+    select
+        run_key,
+        'xbatchsz_short_p50' as measure,
+        'RUN' as subject,
+        'messages per batch' as unit,
+        xbatchsz_short_p50 as measure_value
+    from statuses
+    union all
+    select
+        run_key,
+        'smooth_trip_time_mean_ms' as measure,
+        'RUN' as subject,
+        'milliseconds' as unit,
+        srtt_mean_ms as measure_value
+    from netstat
+    union all
+    select
+        run_key,
+        'cwnd_drops' as measure,
+        'RUN' as subject,
+        'drops' as unit,
+        cast(cwnd_drops as {{ dbt.type_float() }}) as measure_value
+    from netstat
 )
 
 select
