@@ -128,17 +128,38 @@ class _Ingestor:
         self.report = IngestReport()
         self.now = datetime.now().replace(microsecond=0)
         self.batch_runs: dict[str, set[str]] = {}
+        self._current: dict[str, tuple] | None = None
 
     # -- ledger helpers ---------------------------------------------------------------------
+    _CURRENT_SQL = f"""
+        select path, file_id, sha256, status, retry, bytes, mtime_ns, kind, study, run_id
+        from (
+            select *, row_number() over (
+                partition by path order by status = 'loaded' desc, file_id desc
+            ) as pick
+            from {LEDGER} where status <> 'replaced' {{only}}
+        ) where pick = 1"""
+
     def current(self, rel: str) -> tuple | None:
-        """The ledger entry that currently stands for ``rel``: loaded, else the newest other."""
-        return warehouse.one(
-            self.con,
-            f"""select file_id, sha256, status, retry, bytes, mtime_ns, kind, study, run_id
-                from {LEDGER} where path = ? and status <> 'replaced'
-                order by status = 'loaded' desc, file_id desc limit 1""",
-            [rel],
-        )
+        """The ledger entry that currently stands for ``rel``: loaded, else the newest other.
+
+        The whole ledger is read once per ingest (one query, not one per file: a no-change run
+        over thousands of files stays fast) and each path is re-read after it is written.
+        """
+        if self._current is None:
+            self._current = {
+                row[0]: row[1:]
+                for row in self.con.execute(self._CURRENT_SQL.format(only="")).fetchall()
+            }
+        return self._current.get(rel)
+
+    def _refresh(self, rel: str) -> None:
+        if self._current is not None:
+            row = warehouse.one(self.con, self._CURRENT_SQL.format(only="and path = ?"), [rel])
+            if row is None:
+                self._current.pop(rel, None)
+            else:
+                self._current[rel] = row[1:]
 
     def loaded_with_sha(self, sha: str, rel: str, run: tuple[str | None, str | None]) -> str | None:
         """Another loaded file with the same content that would count the same data again.
@@ -203,6 +224,7 @@ class _Ingestor:
             }
         )
         self.con.commit()
+        self._refresh(rel)
         self.progress.log(f"set aside {rel}: {reason}")
         return FileOutcome(rel, "set_aside", kind, 0, reason, position, file_id, *run)
 
@@ -250,6 +272,7 @@ class _Ingestor:
                     f"update {LEDGER} set mtime_ns = ? where file_id = ?",
                     [st.st_mtime_ns, prior[0]],
                 )
+                self._refresh(rel)
             return False, sha, prior
         return True, sha, prior
 
@@ -325,6 +348,7 @@ class _Ingestor:
                 }
             )
             self.con.commit()
+            self._refresh(rel)
         except BaseException:
             self.con.rollback()
             raise
