@@ -25,8 +25,8 @@ from mqcap.parsers.base import (
     ParseContext,
     Parser,
     Table,
-    csv_cells,
-    read_text_lines,
+    csv_records,
+    iso_timestamp,
 )
 
 TABLE = Table(
@@ -68,36 +68,21 @@ def sniff(head: bytes, name: str) -> bool:
     return False
 
 
-def _time(ctx: ParseContext, lineno: int, col: str, text: str) -> datetime:
-    try:
-        return datetime.fromisoformat(text.strip()).replace(tzinfo=None)
-    except ValueError:
-        raise ctx.error(
-            f"column {col}: expected an ISO timestamp, got {text!r}", line=lineno
-        ) from None
+def _required_time(ctx: ParseContext, lineno: int, col: str, rec: dict[str, str]) -> datetime:
+    value = iso_timestamp(ctx, lineno, col, rec[col])
+    if value is None:
+        raise ctx.error(f"column {col}: expected an ISO timestamp, got ''", line=lineno)
+    return value
 
 
 def parse(ctx: ParseContext) -> Iterator[Batch]:
     rows: list[dict] = []
-    header: list[str] | None = None
-    for lineno, line in read_text_lines(ctx, encoding="utf-8-sig"):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        fields = csv_cells(ctx, line, lineno)
-        if header is None:
-            header = [c.strip().lower().replace(" ", "_") for c in fields]
-            missing = [r for r in REQUIRED if r not in header]
-            if missing:
-                raise ctx.error(f"header lacks column(s) {missing}", line=lineno)
-            continue
-        if len(fields) != len(header):
-            raise ctx.error(f"expected {len(header)} fields, found {len(fields)}", line=lineno)
-        rec = dict(zip(header, fields, strict=True))
+    for lineno, rec in csv_records(ctx, required=REQUIRED, what="address-space CPU CSV"):
         row: dict = {
             "source_file": ctx.source_file,
             "source_line": lineno,
-            "interval_start": _time(ctx, lineno, "interval_start", rec["interval_start"]),
-            "interval_end": _time(ctx, lineno, "interval_end", rec["interval_end"]),
+            "interval_start": _required_time(ctx, lineno, "interval_start", rec),
+            "interval_end": _required_time(ctx, lineno, "interval_end", rec),
             "system_id": rec["system"].strip() or None,
             "jobname": rec["jobname"].strip() or None,
             "cpu_source": "csv",
@@ -127,8 +112,6 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
         if len(rows) >= BATCH_ROWS:
             yield TABLE.name, rows
             rows = []
-    if header is None:
-        raise ctx.error("empty address-space CPU CSV (no header)", line=1)
     if rows:
         yield TABLE.name, rows
 

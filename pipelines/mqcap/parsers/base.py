@@ -23,6 +23,7 @@ import csv
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -152,6 +153,56 @@ def csv_cells(ctx: ParseContext, line: str, lineno: int) -> list[str]:
         return next(csv.reader([line]), [])
     except csv.Error as exc:
         raise ctx.error(f"not a valid CSV line: {exc}", line=lineno) from None
+
+
+def csv_records(
+    ctx: ParseContext,
+    *,
+    required: tuple[str, ...],
+    what: str,
+    canonical: Callable[[str], str] = lambda c: c.strip().lower().replace(" ", "_"),
+) -> Iterator[tuple[int, dict[str, str]]]:
+    """(line number, {column: text}) for each data line of a CSV with a header row.
+
+    Blank lines and ``#`` comments are skipped; the header (names through ``canonical``) must
+    have the ``required`` columns and every row its width; errors name the line.
+
+    Example:
+        for lineno, rec in csv_records(ctx, required=("rate_per_s",), what="results CSV"): ...
+    """
+    header: list[str] | None = None
+    for lineno, line in read_text_lines(ctx, encoding="utf-8-sig"):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = csv_cells(ctx, line, lineno)
+        if header is None:
+            header = [canonical(c) for c in fields]
+            missing = [r for r in required if r not in header]
+            if missing:
+                raise ctx.error(f"header lacks column(s) {missing}", line=lineno)
+            continue
+        if len(fields) != len(header):
+            raise ctx.error(f"expected {len(header)} fields, found {len(fields)}", line=lineno)
+        yield lineno, dict(zip(header, fields, strict=True))
+    if header is None:
+        raise ctx.error(f"empty {what} (no header)", line=1)
+
+
+def iso_timestamp(ctx: ParseContext, lineno: int, col: str, text: str) -> datetime | None:
+    """An ISO-8601 timestamp cell as a naive datetime (offset dropped); empty -> None.
+
+    Example:
+        iso_timestamp(ctx, 3, "interval_start", "2021-06-01T10:00:00")
+    """
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return datetime.fromisoformat(text).replace(tzinfo=None)
+    except ValueError:
+        raise ctx.error(
+            f"column {col}: expected an ISO timestamp, got {text!r}", line=lineno
+        ) from None
 
 
 def read_text_lines(ctx: ParseContext, *, encoding: str = "utf-8") -> Iterator[tuple[int, str]]:

@@ -14,7 +14,6 @@ Example file::
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import datetime
 
 from mqcap.parsers.base import (
     TEXT_LINEAGE,
@@ -22,8 +21,8 @@ from mqcap.parsers.base import (
     ParseContext,
     Parser,
     Table,
-    csv_cells,
-    read_text_lines,
+    csv_records,
+    iso_timestamp,
 )
 
 TABLE = Table(
@@ -89,42 +88,20 @@ def _number(ctx: ParseContext, lineno: int, col: str, text: str, kind: type) -> 
     return value
 
 
-def _time(ctx: ParseContext, lineno: int, col: str, text: str) -> datetime | None:
-    text = text.strip()
-    if not text:
-        return None
-    try:
-        return datetime.fromisoformat(text).replace(tzinfo=None)
-    except ValueError:
-        raise ctx.error(
-            f"column {col}: expected an ISO timestamp, got {text!r}", line=lineno
-        ) from None
-
-
 def parse(ctx: ParseContext) -> Iterator[Batch]:
     rows: list[dict] = []
-    header: list[str] | None = None
-    for lineno, line in read_text_lines(ctx, encoding="utf-8-sig"):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        fields = csv_cells(ctx, line, lineno)
-        if header is None:
-            header = [_canonical(c) for c in fields]
-            missing = [r for r in REQUIRED if r not in header]
-            if missing:
-                raise ctx.error(f"header lacks column(s) {missing}", line=lineno)
-            continue
-        if len(fields) != len(header):
-            raise ctx.error(f"expected {len(header)} fields, found {len(fields)}", line=lineno)
+    for lineno, rec in csv_records(
+        ctx, required=REQUIRED, what="results CSV", canonical=_canonical
+    ):
         row: dict = {"source_file": ctx.source_file, "source_line": lineno}
         extra = []
-        for col, value in zip(header, fields, strict=True):
+        for col, value in rec.items():
             if col in FLOATS:
                 row[col] = _number(ctx, lineno, col, value, float)
             elif col in INTS:
                 row[col] = _number(ctx, lineno, col, value, int)
             elif col in TIMES:
-                row[col] = _time(ctx, lineno, col, value)
+                row[col] = iso_timestamp(ctx, lineno, col, value)
             elif col in ("run_id", "study"):
                 row[col] = value.strip() or None
             else:
@@ -134,8 +111,6 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
                 raise ctx.error(f"column {col} is empty", line=lineno)
         row["extra"] = ";".join(extra) or None
         rows.append(row)
-    if header is None:
-        raise ctx.error("empty results CSV (no header)", line=1)
     yield TABLE.name, rows
 
 
