@@ -917,8 +917,11 @@ def cost_chart(costs: pd.DataFrame, colors: dict[str, str], caption: str):
                 axis=alt.Axis(labelLimit=_LABEL_LIMIT),
             ),
             color=alt.Color("configuration:N", scale=color_scale(colors), title="Configuration"),
+            # Ordinal with an explicit order: Vega-Lite warns about opacity on an unsorted
+            # nominal field.
             opacity=alt.Opacity(
-                "role:N",
+                "role:O",
+                sort=roles,
                 scale=alt.Scale(domain=roles, range=_ROLE_OPACITY[: len(roles)]),
                 title="Address space",
             ),
@@ -1128,7 +1131,8 @@ def bar_chart(
         levels = list(dict.fromkeys(data[stack_by]))
         data["stack_order"] = data[stack_by].map(levels.index)
         encode["opacity"] = alt.Opacity(
-            f"{stack_by}:N",
+            f"{stack_by}:O",
+            sort=levels,
             scale=alt.Scale(domain=levels, range=_ROLE_OPACITY[: len(levels)]),
             title="Address space",
         )
