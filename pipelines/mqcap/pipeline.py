@@ -126,7 +126,10 @@ def run(
         result.nothing_new = True
         return result
     new_ids = sorted(set(landed.new_file_ids) | set(backlog_ids))
-    result.landing = validate(settings, "landing", new_ids, progress) if new_ids else None
+    if force:  # everything again, landing checks included (the demo reports them all)
+        result.landing = validate(settings, "landing", None, progress)
+    else:
+        result.landing = validate(settings, "landing", new_ids, progress) if new_ids else None
     # First build, --force, or the last one did not complete: everything. Later: only what
     # depends on the tables changed since the last complete build.
     select = (
