@@ -10,6 +10,7 @@ import click
 
 from mqcap import warehouse
 from mqcap.errors import MqcapError, UsageError
+from mqcap.names import printable
 from mqcap.progress import make_progress
 from mqcap.settings import Settings
 
@@ -21,7 +22,7 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except MqcapError as exc:
-            click.echo(f"mqcap: error: {exc}", err=True)
+            click.echo(printable(f"mqcap: error: {exc}"), err=True)
             sys.exit(exc.exit_code)
 
 
@@ -76,11 +77,9 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...]) -> None:
     with make_progress(s.quiet) as progress:
         report = do_ingest(s, list(paths) or None, progress)
     click.echo(report.summary())
-    for o in report.set_aside:
-        click.echo(
-            f"  set aside: {o.path}" + (f" ({o.position})" if o.position else "") + f": {o.reason}"
-        )
-    sys.exit(1 if report.set_aside else 0)
+    for line in report.problem_lines():
+        click.echo(f"  {line}")
+    sys.exit(1 if report.problem_lines() else 0)
 
 
 @main.command()
@@ -131,7 +130,7 @@ def validate(ctx: click.Context, scope: str) -> None:
 
         click.echo(f"Data Docs: {data_docs_index(s)}")
     for f in report.failures:
-        click.echo(f"  FAILED {f.message()}")
+        click.echo(printable(f"  FAILED {f.message()}"))
     sys.exit(0 if report.ok else 1)
 
 
@@ -193,18 +192,16 @@ def _print_run(s: Settings, result) -> None:
     from mqcap.pipeline import report_paths, warehouse_totals
 
     click.echo(result.ingest.summary())
-    for o in result.ingest.set_aside:
-        click.echo(
-            f"  set aside: {o.path}" + (f" ({o.position})" if o.position else "") + f": {o.reason}"
-        )
+    for line in result.ingest.problem_lines():
+        click.echo(f"  {line}")
     if result.nothing_new:
         click.echo("nothing new: warehouse and reports are up to date")
-        sys.exit(1 if result.ingest.set_aside else 0)
+        sys.exit(1 if result.ingest.problem_lines() else 0)
     if result.build:
         click.echo(result.build.summary())
     for v in (result.landing, result.marts):
         for f in v.failures if v else []:
-            click.echo(f"  FAILED {f.message()}")
+            click.echo(printable(f"  FAILED {f.message()}"))
     if result.reports:
         for study, why in result.reports.skipped.items():
             click.echo(f"  report of {study} not rendered: {why}")
@@ -381,21 +378,23 @@ def watch(ctx: click.Context, interval: float, settle: float, fmt: str) -> None:
     s = _settings(ctx)
 
     def log(message: str) -> None:
-        click.echo(f"{datetime.now():%H:%M:%S} {message}")
+        click.echo(printable(f"{datetime.now():%H:%M:%S} {message}"))
 
     def on_batch(paths: list[Path]) -> None:
         try:
             with make_progress(True) as progress:
                 result = do_run(s, None, fmt, False, True, progress)
             log(result.ingest.summary())
-            for o in result.ingest.set_aside:
-                log(f"set aside {o.path}: {o.reason}")
+            for line in result.ingest.problem_lines():
+                log(line)
             if result.build:
                 log(result.build.summary())
             for path in result.reports.paths() if result.reports else []:
                 log(f"report: {path}")
         except MqcapError as exc:
             log(f"error: {exc}")
+        except Exception as exc:  # watching goes on: the next batch retries what failed
+            log(f"error: {type(exc).__name__}: {exc}")
 
     do_watch(s, on_batch, interval_s=interval, settle_s=settle, log=log)
 
@@ -487,7 +486,7 @@ def status(ctx: click.Context) -> None:
         click.echo(f"\nset aside: {len(aside)} file(s)")
         for path, pos, reason, retry in aside:
             when = " [retried on next ingest]" if retry else ""
-            click.echo(f"  {path}{' ' + pos if pos else ''}: {reason}{when}")
+            click.echo(printable(f"  {path}{' ' + pos if pos else ''}: {reason}{when}"))
         checks = con.execute(
             """select suite, success, evaluated, failed, rows_checked, validated_at
                from meta.validation_result

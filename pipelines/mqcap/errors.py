@@ -1,6 +1,6 @@
 """Exceptions the CLI maps to clean messages and exit codes.
 
-Exit codes: 0 ok, 1 data problems found, 2 usage error.
+Exit codes: 0 ok, 1 data problems found, 2 usage error, 3 environment problem (disk full...).
 """
 
 from __future__ import annotations
@@ -68,3 +68,10 @@ class WarehouseBusyError(MqcapError):
     """Another process holds the DuckDB warehouse for writing."""
 
     exit_code = 1
+
+
+class EnvironmentProblem(MqcapError):
+    """The machine, not the data: disk full, the warehouse not writable. Nothing was set aside;
+    what was committed before stays, and running the command again retries the rest."""
+
+    exit_code = 3

@@ -11,7 +11,7 @@ from pathlib import Path
 from mqcap import warehouse
 from mqcap.build import BuildResult, build, built_through, selection_for
 from mqcap.ingest import LEDGER, IngestReport, ingest
-from mqcap.parsers import parser_for_kind
+from mqcap.ledger.files import tables_changed_since
 from mqcap.progress import Progress
 from mqcap.reports import ReportResult, render_reports
 from mqcap.settings import Settings
@@ -31,7 +31,8 @@ class RunResult:
     @property
     def data_problems(self) -> bool:
         bad_checks = any(v is not None and not v.ok for v in (self.landing, self.marts))
-        return bool(self.ingest.set_aside) or bad_checks
+        ingest_problems = self.ingest.set_aside or self.ingest.skipped or self.ingest.unattributed
+        return bool(ingest_problems) or bad_checks
 
     def checks(self) -> tuple[int, int]:
         passed = total = 0
@@ -87,20 +88,10 @@ def build_backlog(settings: Settings) -> tuple[set[str] | None, list[int]]:
                 [through or 0],
             ).fetchall()
         ]
-        kinds = con.execute(
-            f"""select distinct kind from {LEDGER} where kind is not null
-                and status <> 'set_aside' and path in (
-                    select path from {LEDGER} where file_id > ? and status <> 'set_aside')""",
-            [through or 0],
-        ).fetchall()
+        # Deletions count too: each has its own ledger row (mqcap.ledger.files).
+        tables = tables_changed_since(con, through or 0)
     if through is None:
         return None, ids
-    tables: set[str] = set()
-    for (kind,) in kinds:
-        try:
-            tables |= {t.name for t in parser_for_kind(kind).tables}
-        except KeyError:
-            continue
     return tables, ids
 
 
@@ -122,7 +113,13 @@ def run(
     landed = ingest(settings, paths, progress)
     result = RunResult(ingest=landed)
     backlog, backlog_ids = build_backlog(settings)
-    if not landed.landed and backlog == set() and _marts_exist(settings) and not force:
+    if (
+        not landed.landed
+        and not any(o.tables for o in landed.deleted)
+        and backlog == set()
+        and _marts_exist(settings)
+        and not force
+    ):
         result.nothing_new = True
         return result
     new_ids = sorted(set(landed.new_file_ids) | set(backlog_ids))
@@ -145,7 +142,7 @@ def run(
             for f in v.failures if v else []:
                 for study in f.studies() or {"*"}:
                     blocked.setdefault(study, []).append(f.message())
-        affected = sorted({o.study for o in landed.landed if o.study}) or None
+        affected = sorted({o.study for o in landed.landed + landed.deleted if o.study}) or None
         if "*" in blocked:  # a failure that names no run blocks every study
             star = blocked.pop("*")
             for study in affected or []:
