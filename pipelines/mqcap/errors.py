@@ -1,6 +1,8 @@
 """Exceptions the CLI maps to clean messages and exit codes.
 
-Exit codes: 0 ok, 1 data problems found, 2 usage error.
+Exit codes: 0 ok, 1 data problems found or the pipeline could not complete (a file set aside,
+a failed check or dbt build, an unattributed file, a busy or damaged warehouse), 2 usage
+error, 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -66,5 +68,11 @@ class InputError(DataError):
 
 class WarehouseBusyError(MqcapError):
     """Another process holds the DuckDB warehouse for writing."""
+
+    exit_code = 1
+
+
+class WarehouseDamagedError(MqcapError):
+    """The warehouse file is truncated, corrupted or not a DuckDB file."""
 
     exit_code = 1
