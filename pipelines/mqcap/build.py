@@ -79,11 +79,16 @@ def run_dbt(
     )
     lines: list[str] = []
     assert proc.stdout is not None
-    for line in proc.stdout:
-        lines.append(line.rstrip())
-        if " OK " in line or " PASS " in line or " ERROR " in line or " FAIL " in line:
-            progress.advance(1, line.split("[")[0].strip()[-50:])
-    proc.wait()
+    try:
+        for line in proc.stdout:
+            lines.append(line.rstrip())
+            if " OK " in line or " PASS " in line or " ERROR " in line or " FAIL " in line:
+                progress.advance(1, line.split("[")[0].strip()[-50:])
+        proc.wait()
+    except BaseException:  # Ctrl-C: dbt must not keep writing the warehouse after we exit
+        proc.terminate()
+        proc.wait()
+        raise
     return subprocess.CompletedProcess(cmd, proc.returncode, "\n".join(lines), "")
 
 
