@@ -1,4 +1,8 @@
-"""The ``mqcap`` command: a thin layer over the library. Exit codes: 0 ok, 1 data problems, 2 usage."""
+"""The ``mqcap`` command: a thin layer over the library.
+
+Exit codes: 0 ok, 1 data problems or an incomplete pipeline, 2 usage, 3 environment (disk
+full), 130 interrupted.
+"""
 
 from __future__ import annotations
 
@@ -24,6 +28,12 @@ class _Group(click.Group):
         except MqcapError as exc:
             click.echo(printable(f"mqcap: error: {exc}"), err=True)
             sys.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            # Every step commits on its own: what finished is kept, the rest is owed.
+            click.echo(
+                "mqcap: interrupted; what completed is kept, `mqcap run` does the rest", err=True
+            )
+            sys.exit(130)
 
 
 def _settings(ctx: click.Context) -> Settings:
@@ -143,11 +153,14 @@ def validate(ctx: click.Context, scope: str) -> None:
     default="all",
     show_default=True,
 )
+@click.option("--force", is_flag=True, help="Render studies with failed checks too (listed).")
 @click.pass_context
-def report(ctx: click.Context, study: tuple[str, ...], fmt: str) -> None:
+def report(ctx: click.Context, study: tuple[str, ...], fmt: str, force: bool) -> None:
     """Render the study reports (Quarto documents) to HTML and/or PDF.
 
-    Uses the Quarto CLI when it is on PATH, else mqcap's own renderer.
+    Uses the Quarto CLI when it is on PATH, else mqcap's own renderer. A study whose checks
+    failed is not rendered unless --force (its first page then lists the failures). Exit 1
+    when a report was not rendered.
 
     \b
     Example:
@@ -157,9 +170,18 @@ def report(ctx: click.Context, study: tuple[str, ...], fmt: str) -> None:
 
     s = _settings(ctx)
     with make_progress(s.quiet) as progress:
-        result = render_reports(s, list(study) or None, fmt, progress=progress)
+        result = render_reports(s, list(study) or None, fmt, force=force, progress=progress)
     for path in result.paths():
         click.echo(str(path))
+    _print_report_problems(result)
+    sys.exit(1 if result.skipped or result.failed else 0)
+
+
+def _print_report_problems(result) -> None:
+    for study, why in result.skipped.items():
+        click.echo(f"  report of {study} not rendered: {why}")
+    for study, why in result.failed.items():
+        click.echo(f"  report of {study} FAILED to render (retried by the next run): {why}")
 
 
 @main.command()
@@ -195,18 +217,26 @@ def _print_run(s: Settings, result) -> None:
     for line in result.ingest.problem_lines():
         click.echo(f"  {line}")
     if result.nothing_new:
-        click.echo("nothing new: warehouse and reports are up to date")
-        sys.exit(1 if result.ingest.problem_lines() else 0)
+        if result.problems:
+            click.echo("nothing new, but not everything is right (see `mqcap status`):")
+            for line in result.problems:
+                click.echo(f"  {line}")
+        else:
+            click.echo("nothing new: warehouse and reports are up to date")
+        sys.exit(1 if result.data_problems else 0)
     if result.build:
         click.echo(result.build.summary())
     for v in (result.landing, result.marts):
         for f in v.failures if v else []:
             click.echo(printable(f"  FAILED {f.message()}"))
     if result.reports:
-        for study, why in result.reports.skipped.items():
-            click.echo(f"  report of {study} not rendered: {why}")
+        _print_report_problems(result.reports)
         for path in report_paths(result):
             click.echo(f"report: {path}")
+    shown = {f"study {s}" for s in (result.reports.skipped if result.reports else {})}
+    for line in result.problems:
+        if not any(line.startswith(x + ":") for x in shown):
+            click.echo(f"  {line}")
     t = warehouse_totals(s)
     passed, total = result.checks()
     click.echo(
@@ -391,6 +421,8 @@ def watch(ctx: click.Context, interval: float, settle: float, fmt: str) -> None:
                 log(result.build.summary())
             for path in result.reports.paths() if result.reports else []:
                 log(f"report: {path}")
+            for line in result.problems:
+                log(line)
         except MqcapError as exc:
             log(f"error: {exc}")
         except Exception as exc:  # watching goes on: the next batch retries what failed
@@ -463,6 +495,8 @@ def status(ctx: click.Context) -> None:
     Example:
       mqcap status
     """
+    from mqcap.ledger.steps import pipeline_state
+
     s = _settings(ctx)
     if not s.warehouse.exists():
         click.echo(
@@ -497,6 +531,46 @@ def status(ctx: click.Context) -> None:
         for suite, ok, n, failed, nrows, at in checks:
             verdict = "ok    " if ok else "FAILED"
             click.echo(f"  {verdict} {suite:<45} {n - failed}/{n} on {nrows} rows at {at}")
+        _print_state(pipeline_state(s, con))
+
+
+def _print_state(state) -> None:
+    """The step ledger: build, checks and reports per study, then one verdict line."""
+    from mqcap.ledger.steps import OVERVIEW
+
+    click.echo("\npipeline:")
+    build = state.latest("build")
+    if build is None:
+        click.echo("  dbt build:    never run")
+    else:
+        when = build.finished_at or build.started_at
+        word = {"done": "done", "failed": "FAILED", "running": "INTERRUPTED (or running)"}
+        fresh = "" if state.built() or build.status != "done" else ", files landed since"
+        click.echo(
+            f"  dbt build:    {word.get(build.status, build.status)} at {when}, "
+            f"{len(build.covered or [])} file(s){fresh}"
+        )
+    click.echo(
+        f"  landing:      {len(state.loaded) - len(state.landing_pending())}/{len(state.loaded)}"
+        f" loaded file(s) checked, {len(state.landing_failures())} failure(s) standing"
+    )
+    marts = "checked" if state.mart_checked() else "not checked on the current build"
+    click.echo(f"  mart checks:  {marts}, {len(state.mart_failures())} failure(s)")
+    formats = sorted({k[2] for k in state.rows if k[0] == "report" and k[1] != OVERVIEW}) or [
+        "html",
+        "pdf",
+    ]
+    for study in [*state.studies, OVERVIEW]:
+        fmts = ["html"] if study == OVERVIEW else formats
+        shown = ", ".join(f"{f} {state.report_state(study, f)}" for f in fmts)
+        click.echo(f"  report {study if study != OVERVIEW else '(index)':<22} {shown}")
+    problems = state.problems(tuple(formats))
+    if problems:
+        click.echo(f"\nNOT OK: {len(problems)} problem(s):")
+        for line in problems:
+            click.echo(f"  {line}")
+    else:
+        click.echo("\nOK: every check passed, every report is up to date")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,9 @@
 """Exceptions the CLI maps to clean messages and exit codes.
 
-Exit codes: 0 ok, 1 data problems found, 2 usage error, 3 environment problem (disk full...).
+Exit codes: 0 ok, 1 data problems found or the pipeline could not complete (a file set aside,
+a failed check or dbt build, an unattributed file, a busy or damaged warehouse), 2 usage
+error, 3 environment problem (disk full, warehouse not writable: nothing set aside, run
+again), 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -75,3 +78,9 @@ class EnvironmentProblem(MqcapError):
     what was committed before stays, and running the command again retries the rest."""
 
     exit_code = 3
+
+
+class WarehouseDamagedError(MqcapError):
+    """The warehouse file is truncated, corrupted or not a DuckDB file."""
+
+    exit_code = 1
