@@ -70,6 +70,8 @@ class Entry(NamedTuple):
     kind: str | None
     study: str | None
     run_id: str | None
+    reason: str | None
+    position: str | None
     path: str
 
 
@@ -126,7 +128,8 @@ class FileLedger:
     """
 
     _CURRENT_SQL = f"""
-        select file_id, sha256, status, retry, bytes, mtime_ns, kind, study, run_id, path
+        select file_id, sha256, status, retry, bytes, mtime_ns, kind, study, run_id,
+            reason, position, path
         from (
             select *, row_number() over (
                 partition by path order by status = 'loaded' desc, file_id desc
