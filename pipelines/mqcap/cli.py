@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from mqcap import warehouse
+from mqcap import duplicates, warehouse
 from mqcap.errors import MqcapError, UsageError
 from mqcap.progress import make_progress
 from mqcap.settings import Settings
@@ -488,6 +488,10 @@ def status(ctx: click.Context) -> None:
         for path, pos, reason, retry in aside:
             when = " [retried on next ingest]" if retry else ""
             click.echo(f"  {path}{' ' + pos if pos else ''}: {reason}{when}")
+        copies = duplicates.summary(con) or []
+        click.echo(f"\nrecords loaded twice (counted once): {len({c[0] for c in copies})} file(s)")
+        for path, first, n, pos, first_pos in copies:
+            click.echo(f"  {path}: {n:,} record(s) from {pos} repeat {first} ({first_pos} on)")
         checks = con.execute(
             """select suite, success, evaluated, failed, rows_checked, validated_at
                from meta.validation_result

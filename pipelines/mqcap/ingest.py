@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 
 import duckdb
 
-from mqcap import warehouse
+from mqcap import duplicates, warehouse
 from mqcap.errors import InputError, UsageError
 from mqcap.parsers import all_parsers, detect, parser_for_kind
 from mqcap.parsers import manifest as manifest_mod
@@ -432,6 +432,11 @@ class _Ingestor:
             outcome = self.set_aside(
                 path, rel, sha, parser.kind, f"could not land ({type(exc).__name__}: {exc})", None
             )
+        # Records this file repeats from earlier-loaded files: said here, counted once (dbt).
+        if outcome.status != "set_aside" and (
+            note := duplicates.describe_copies(self.con, outcome.file_id, rel, outcome.tables)
+        ):
+            self.progress.log(note)
         self.report.outcomes.append(outcome)
 
     def check_manifest(
