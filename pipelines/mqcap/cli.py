@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from mqcap import warehouse
+from mqcap import duplicates, warehouse
 from mqcap.errors import MqcapError, UsageError
 from mqcap.names import printable
 from mqcap.progress import make_progress
@@ -521,6 +521,12 @@ def status(ctx: click.Context) -> None:
         for path, pos, reason, retry in aside:
             when = " [retried on next ingest]" if retry else ""
             click.echo(printable(f"  {path}{' ' + pos if pos else ''}: {reason}{when}"))
+        copies = duplicates.summary(con) or []
+        click.echo(f"\nrecords loaded twice (counted once): {len({c[0] for c in copies})} file(s)")
+        for path, first, n, pos, first_pos in copies:
+            click.echo(
+                printable(f"  {path}: {n:,} record(s) from {pos} repeat {first} ({first_pos} on)")
+            )
         checks = con.execute(
             """select suite, success, evaluated, failed, rows_checked, validated_at
                from meta.validation_result

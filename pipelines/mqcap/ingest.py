@@ -27,7 +27,7 @@ from pathlib import Path
 
 import duckdb
 
-from mqcap import faults, warehouse
+from mqcap import duplicates, faults, warehouse
 from mqcap.errors import EnvironmentProblem, InputError, UsageError
 from mqcap.ledger import files as ledger_files
 from mqcap.ledger.files import LEDGER, Entry, FileLedger, folder_of
@@ -448,6 +448,11 @@ class _Ingestor:
             outcome = self.set_aside(
                 path, rel, sha, parser.kind, f"could not land ({type(exc).__name__}: {exc})", None
             )
+        # Records this file repeats from earlier-loaded files: said here, counted once (dbt).
+        if outcome.status != "set_aside" and (
+            note := duplicates.describe_copies(self.con, outcome.file_id, rel, outcome.tables)
+        ):
+            self.progress.log(printable(note))
         self.report.outcomes.append(outcome)
 
     def check_manifest(
