@@ -203,10 +203,11 @@ def mqsmfcsv(tmp_path_factory) -> Path:
     return build / "mqsmfcsv"
 
 
-def run_mqsmfcsv(exe: Path, dump: Path, out: Path) -> dict[str, list[list[str]]]:
+def run_mqsmfcsv(exe: Path, dump: Path, out: Path, form: str = "csv") -> dict[str, list[list[str]]]:
     out.mkdir()
+    fmt = ["-f", "SQL"] if form == "sql" else []
     done = subprocess.run(
-        [str(exe), "-i", str(dump), "-o", f"{out}/"], capture_output=True, text=True
+        [str(exe), *fmt, "-i", str(dump), "-o", f"{out}/"], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
     files = {}
@@ -260,19 +261,28 @@ def test_storage_records_agree_with_mq_smf_csv_field_for_field(mqsmfcsv, tmp_pat
             assert {r[header.index("Interval_Duration")] for r in lines[1:]} == {"1800"}
 
 
-def test_mq_smf_csv_output_of_storage_records_loads_with_every_column_known(mqsmfcsv, tmp_path):
-    dump = storage_dump(tmp_path / "storage.dat", mq10=True)
-    run_mqsmfcsv(mqsmfcsv, dump, tmp_path / "out")
+@pytest.mark.parametrize("form", ["csv", "sql"])
+@pytest.mark.parametrize("mq10", [True, False], ids=["mq10-header", "short-header"])
+def test_mq_smf_csv_output_of_storage_records_loads_as_the_dump_decodes(
+    mqsmfcsv, tmp_path, form, mq10
+):
+    """mq-smf-csv's own output of these records (CSV with headings, header-less -f SQL rows,
+    with or without the interval columns) loads with every column known and equal to ours."""
+    dump = storage_dump(tmp_path / "storage.dat", mq10=mq10)
+    run_mqsmfcsv(mqsmfcsv, dump, tmp_path / "out", form)
     binary = parse_file(PARSER, dump)
     for name in ("QSPH", "QSGM", "QSRS"):
         table = f"smf_{name.lower()}"
         loaded = parse_file(CSV_PARSER, tmp_path / "out" / f"SMF-{name}.csv")
         unknown = loaded.ctx.unknown_lines
         assert not unknown, f"{name}: columns the loader does not know: {unknown}"
-        cols = [c for c in binary[table].columns if not c.startswith("source_")]
-        cols = [c for c in cols if c not in ("interval_duration_us", "smf_subtype", "smf_type")]
+        skip = ("interval_duration_us", "smf_subtype", "smf_type", "qsg")
+        cols = [c for c in binary[table].columns if not c.startswith("source_") and c not in skip]
         mine = binary[table].select(cols)
         theirs = loaded[table].select(cols)
         text = [c for c, t in zip(cols, mine.dtypes, strict=True) if str(t) == "String"]
         # mq-smf-csv prints unprintable EBCDIC as '.' and pads text: compare what it can show.
         assert mine.drop(text).to_dicts() == theirs.drop(text).to_dicts()
+        assert theirs["interval_duration_s"].to_list() == (
+            [1800] * theirs.height if mq10 else [None] * theirs.height
+        )
