@@ -8,6 +8,7 @@ Example:
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 
@@ -88,7 +89,7 @@ def _detail(column: str, value: object) -> str:
     if column == "sslrkeyc":
         return f"SSLRKEYC {int(value):,}"
     if column == "threads":
-        return f"{int(value)} threads"
+        return f"{int(value)} thread" + ("" if int(value) == 1 else "s")
     return str(value)
 
 
@@ -106,3 +107,18 @@ def size_label(size: object) -> str:
         if n >= factor and n % factor == 0:
             return f"{n // factor} {unit}"
     return f"{n:,} bytes"
+
+
+def natural_sorted(values) -> list[str]:
+    """Strings in natural order: the numbers inside compare as numbers.
+
+    Example:
+        >>> natural_sorted(["100 threads", "16 threads", "2 threads"])
+        ['2 threads', '16 threads', '100 threads']
+    """
+    return sorted(
+        (str(v) for v in values),
+        key=lambda s: [
+            (0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", s)
+        ],
+    )

@@ -219,6 +219,8 @@ def environment(study: str) -> pd.DataFrame:
 
 def _with_runs(df: pd.DataFrame, study: str, columns: list[str] | None = None) -> pd.DataFrame:
     """Join a mart frame to the study's run labels (series, detail, workload) on run_id."""
+    if df.empty or "run_id" not in df:
+        return df
     labels = runs(study)
     keep = ["run_id", "series", "detail", "workload_type"] + (columns or [])
     keep = [c for c in dict.fromkeys(keep) if c in labels]
@@ -280,6 +282,8 @@ def comparisons(study: str, measures: list[str] | None = None) -> pd.DataFrame:
            order by c.measure, c.subject, c.message_bytes, c.run_id""",
         [study],
     )
+    if df.empty:
+        return df
     if measures is not None:
         df = df[df["measure"].isin(measures)]
     df = _with_runs(df, study)
@@ -300,6 +304,8 @@ def fits(study: str) -> pd.DataFrame:
         fits("protection").query("measure == 'cpu_us_per_txn' and subject == 'TOTAL'")
     """
     df = _mart("fct_fit", study, "x_name, measure, subject, configuration")
+    if df.empty:
+        return df
     df["configuration"] = _categorical(df["configuration"], study)
     return df.sort_values(["x_name", "measure", "subject", "configuration"]).reset_index(drop=True)
 

@@ -57,6 +57,8 @@ def comparison_tables(
         comparison_tables(comparisons(s, ["round_trip_us"]), driver_results(s),
                           "round_trip_us", "% increase in round-trip time")
     """
+    if comps.empty or values.empty:
+        return []
     mine = comps[comps["measure"] == measure]
     mine = mine[mine["workload_type"].isin(MESSAGE_WORKLOADS)]
     if mine.empty:
@@ -364,3 +366,54 @@ def cost_delta_table(deltas: pd.DataFrame) -> pd.DataFrame:
         if any(delta[r] != "–" for r in roles):
             rows.append(delta)
     return pd.DataFrame(rows, columns=["Size", "Run", "Row", *roles])
+
+
+def where_measured(runs: pd.DataFrame) -> list[str]:
+    """One phrase per system the runs were measured on: platform, host or model, z/OS
+    system id and queue manager where the manifests name them, and the run count.
+
+    An appliance or a Linux host has no SMF id: it is named by its host or model instead of
+    a bare "system –".
+
+    Example:
+        where_measured(runs("attls"))  # ['z/OS system SYSA, queue manager QML1 (44 runs)']
+    """
+    if runs.empty:
+        return []
+    platform_names = {"zos": "z/OS", "distributed": "distributed", "appliance": "MQ Appliance"}
+    cols = [c for c in ("platform", "host", "hardware_model", "system_id", "qmgr") if c in runs]
+    # Missing values read as "" so groupby keeps them and the phrase leaves them out.
+    keyed = runs[cols].astype("object").map(lambda v: "" if v is None or pd.isna(v) else str(v))
+    phrases = []
+    for key, group in keyed.groupby(cols, sort=True) if cols else []:
+        row = dict(zip(cols, key if isinstance(key, tuple) else (key,), strict=True))
+        parts = []
+        platform = row.get("platform")
+        if platform:
+            parts.append(platform_names.get(str(platform), str(platform)))
+        if row.get("host"):
+            parts.append(f"host {row['host']}")
+        if row.get("hardware_model"):
+            parts.append(f"model {row['hardware_model']}")
+        if row.get("system_id"):
+            parts.append(f"system {row['system_id']}")
+        if row.get("qmgr"):
+            parts.append(f"queue manager {row['qmgr']}")
+        what = ", ".join(parts) or "a system the manifests do not name"
+        phrases.append(f"{what} ({len(group)} run{'s' if len(group) != 1 else ''})")
+    return phrases
+
+
+def interval_span(runs: pd.DataFrame) -> tuple[object, object, int]:
+    """First start and last end of the measured intervals (local time of the measured
+    system, the ``_local`` columns where the mart has them) and how many runs have none.
+
+    Example:
+        first, last, missing = interval_span(runs("attls"))
+    """
+    start = "interval_start_local" if "interval_start_local" in runs else "interval_start"
+    end = "interval_end_local" if "interval_end_local" in runs else "interval_end"
+    if start not in runs or end not in runs:
+        return None, None, len(runs)
+    missing = int(runs[start].isna().sum())
+    return runs[start].min(), runs[end].max(), missing
