@@ -35,7 +35,8 @@ statuses as (
     select
         run_key,
         max(nettime_short_p95_us) as nettime_short_p95_us,
-        max(xbatchsz_short_p50) as xbatchsz_short_p50
+        max(xbatchsz_short_p50) as xbatchsz_short_p50,
+        max(xqtime_short_p95_us) as xqtime_short_p95_us
     from {{ ref('fct_channel_status') }}
     group by run_key
 ),
@@ -164,6 +165,14 @@ measures as (
         'RUN' as subject,
         'messages per batch' as unit,
         xbatchsz_short_p50 as measure_value
+    from statuses
+    union all
+    select
+        run_key,
+        'xqtime_short_p95_us' as measure,
+        'RUN' as subject,
+        'microseconds' as unit,
+        xqtime_short_p95_us as measure_value
     from statuses
     union all
     select

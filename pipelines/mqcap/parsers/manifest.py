@@ -33,6 +33,7 @@ MANIFEST_NAMES = ("run.yaml", "run.yml")
 ROLES = ("MSTR", "CHIN", "TCPIP", "AMSM", "APP", "OTHER")
 WORKLOAD_TYPES = ("request_reply", "streaming", "put_get", "channel_start", "channel_stop", "other")
 PERSISTENCE = ("persistent", "nonpersistent")
+PLATFORMS = ("zos", "distributed", "appliance")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,79}$")
 
 TOP_FIELDS = {
@@ -42,6 +43,11 @@ TOP_FIELDS = {
     "configuration": "the configuration's display name",
     "interval": "a mapping with start and end timestamps",
     "system": "the z/OS system id (SMF SID), 1-4 characters",
+    "platform": "zos, distributed or appliance",
+    "host": "the host name of the measured system (distributed, appliance)",
+    "hardware_model": "the hardware model (e.g. an appliance model or a z/OS machine type)",
+    "scenario": "the test scenario (e.g. local or client bindings); a grouping dimension",
+    "series": "a driver series file (cphtestp CSV) of the study this run takes its row from",
     "qmgr": "the queue manager name",
     "workload": "a mapping: type, message_bytes, persistence, threads, target_rate_per_s, ...",
     "labels": "a mapping of configuration labels (protection, cipher, tls_version, key_bits...)",
@@ -71,6 +77,11 @@ RUN_TABLE = Table(
         "interval_end": "TIMESTAMP",
         "system_id": "VARCHAR",
         "qmgr": "VARCHAR",
+        "platform": "VARCHAR",
+        "host": "VARCHAR",
+        "hardware_model": "VARCHAR",
+        "scenario": "VARCHAR",
+        "series_file": "VARCHAR",
         "workload_type": "VARCHAR",
         "message_bytes": "BIGINT",
         "persistence": "VARCHAR",
@@ -192,13 +203,35 @@ def validate(doc: Any, ctx: ParseContext) -> dict:
         if not isinstance(value, str | int) or not NAME_RE.match(str(value)):
             check.fail(doc, key, key, TOP_FIELDS[key], value)
         out[key] = str(value)
-    for key in ("description", "configuration", "system", "qmgr", "baseline"):
+    for key in (
+        "description",
+        "configuration",
+        "system",
+        "qmgr",
+        "baseline",
+        "platform",
+        "host",
+        "hardware_model",
+        "scenario",
+        "series",
+    ):
         value = doc.get(key)
         if value is not None and not isinstance(value, str | int | float):
             check.fail(doc, key, key, "a text value", value)
         out[key] = None if value is None else str(value)
     if out["system"] is not None and not re.fullmatch(r"[A-Za-z0-9@#$]{1,4}", out["system"]):
         check.fail(doc, "system", "system", "a z/OS system id of 1-4 characters", out["system"])
+    if out["platform"] is not None:
+        out["platform"] = out["platform"].lower().replace("/", "")
+        if out["platform"] not in PLATFORMS:
+            check.fail(doc, "platform", "platform", TOP_FIELDS["platform"], doc.get("platform"))
+    elif out["system"] is not None:
+        out["platform"] = "zos"  # an SMF system id means z/OS
+    series = out["series"]
+    if series is not None and (
+        series.startswith("/") or ".." in series.split("/") or not series.strip()
+    ):
+        check.fail(doc, "series", "series", "a file path inside the study folder", series)
     if out["baseline"] is not None and not NAME_RE.match(out["baseline"]):
         check.fail(doc, "baseline", "baseline", TOP_FIELDS["baseline"], out["baseline"])
 
@@ -348,6 +381,11 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
                 "interval_end": m["interval_end"],
                 "system_id": m["system"],
                 "qmgr": m["qmgr"],
+                "platform": m["platform"],
+                "host": m["host"],
+                "hardware_model": m["hardware_model"],
+                "scenario": m["scenario"],
+                "series_file": m["series"],
                 "workload_type": m["workload_type"],
                 "message_bytes": m["message_bytes"],
                 "persistence": m["persistence"],
