@@ -181,11 +181,11 @@ def thread_sweep_study(study: str = "appliance") -> dict[str, pd.DataFrame]:
                     "title": "Appliance feature sweep",
                     "purpose": "What switching the feature on costs at every thread count.",
                     "baseline_configuration": "feature_off",
-                    "notes": None,
-                    "group_by": json.dumps(["scenario", "hardware_model"]),
+                    "notes_json": json.dumps(["Generated for the tests: a saturating curve."]),
+                    "group_by_json": json.dumps(["scenario", "hardware_model"]),
                     "run_count": len(runs),
                     "configuration_count": 2,
-                    "shapes": json.dumps(["thread_sweep"]),
+                    "shapes_json": json.dumps(["thread_sweep"]),
                 }
             ]
         ),

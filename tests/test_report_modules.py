@@ -72,6 +72,7 @@ def test_study_info_decodes_group_by_and_counts(sweep_wh):
     info = q.study_info("appliance")
     assert info["group_by"] == ["scenario", "hardware_model"]
     assert info["shapes"] == ["thread_sweep"]
+    assert info["notes"] == ["Generated for the tests: a saturating curve."]
     assert info["configuration_count"] == 2 and info["run_count"] == 640
     assert q.study_shapes("appliance") == ["thread_sweep"]
 
@@ -169,7 +170,7 @@ def _small_frames() -> dict[str, pd.DataFrame]:
             "sustained": [True, True, False],
             "sustained_threshold_pct": 98.0,
             "xqtime_p95_us": [120.0, 150.0, 91000.0],
-            "backlog_signal": ["none", "none", "XQTIME rising"],
+            "backlog_growing": [False, False, True],
         }
     )
     deltas = pd.DataFrame(
@@ -215,7 +216,7 @@ def test_rate_target_table_flags_the_unsustained_run(stream_wh):
     assert rows.loc["ams", "Sustained"] == "**no**"
     assert rows.loc["ams", "Achieved %"] == "72.0"
     assert rows.loc["ams", "XQTIME p95 µs"] == "91,000"
-    assert rows.loc["ams", "Backlog"] == "XQTIME rising"
+    assert rows.loc["ams", "XQTIME backlog"] == "growing"
     assert set(rows.loc[rows.index != "ams", "Sustained"]) == {"yes"}
     spec = ch.rate_target_chart(q.rate_targets("stream"), q.config_colors("stream"), "F").to_dict()
     assert spec["layer"][1]["encoding"]["x"]["field"] == "target_rate_per_s"

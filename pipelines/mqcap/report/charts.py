@@ -561,7 +561,9 @@ def task_stack_chart(stack: pd.DataFrame, colors: dict[str, str], caption: str):
     long["configuration"] = long["configuration"].astype(str)
     long["part_order"] = long["part"].map({"CPU": 0, "Wait": 1})
     order = _series_order(long, colors)
-    tasks = sorted(long["task_type"].astype(str).unique())
+    # Task types in the mart's stack order (dispatcher, adapter, SSL, ...) where it has one.
+    by = ["stack_order", "task_type"] if "stack_order" in stack else ["task_type"]
+    tasks = list(dict.fromkeys(stack.sort_values(by)["task_type"].astype(str)))
     chart = (
         alt.Chart(long)
         .mark_bar(stroke="white", strokeWidth=0.5)

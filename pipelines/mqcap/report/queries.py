@@ -146,7 +146,9 @@ def runs(study: str) -> pd.DataFrame:
     df["configuration"] = df["configuration"].astype(str).map(lambda c: names.get(c, c))
     df = label_series(df)
     df["configuration"] = _categorical(df["configuration"], study)
-    df = df.sort_values(["configuration", "workload_type", "message_bytes", "series", "run_id"])
+    # Numbers in numeric order (1, 2, 16, 100 threads), never as the text of a series.
+    numeric = [c for c in ("message_bytes", "threads", "recipients") if c in df]
+    df = df.sort_values(["configuration", "workload_type", *numeric, "series", "run_id"])
     return df.reset_index(drop=True)
 
 
@@ -447,7 +449,7 @@ def study_info(study: str) -> dict:
     """The study's row of dim_study (title, purpose, baseline, notes, group_by, counts), or
     an empty dict when the mart or the row is missing.
 
-    ``group_by`` and ``shapes`` are decoded from their JSON text into lists.
+    ``group_by``, ``shapes`` and ``notes`` are decoded from their JSON text into lists.
 
     Example:
         study_info("attls").get("configuration_count")  # 3
@@ -456,8 +458,9 @@ def study_info(study: str) -> dict:
     if df.empty:
         return {}
     row = df.iloc[0].to_dict()
-    for key in ("group_by", "shapes"):
-        value = row.get(key)
+    for key in ("group_by", "shapes", "notes"):
+        # dim_study stores lists as JSON text in ``<name>_json``.
+        value = row.pop(f"{key}_json", row.get(key))
         if isinstance(value, str):
             row[key] = json.loads(value or "[]")
         elif value is None or (isinstance(value, float) and pd.isna(value)):

@@ -257,7 +257,7 @@ def start_time_increase(starts: pd.DataFrame) -> pd.DataFrame:
 # Thread sweeps, rate targets, cost deltas
 
 # Address spaces of the cost-delta table: MQ (= MSTR + CHIN) right after its two parts.
-DELTA_ROLES = ["MSTR", "CHIN", "MQ", "TCPIP", "AMSM", "APP", "OTHER"]
+DELTA_ROLES = ["MSTR", "CHIN", "MQ", "TCPIP", "AMSM", "APP", "OTHER", "TOTAL"]
 _GROUP_LABELS = {"scenario": "Scenario", "hardware_model": "Model", "persistence": "Persistence"}
 
 
@@ -327,9 +327,10 @@ def rate_target_table(targets: pd.DataFrame) -> pd.DataFrame:
     )
     if "xqtime_p95_us" in df:
         out["XQTIME p95 µs"] = df["xqtime_p95_us"].map(_num)
-    backlog = next((c for c in df.columns if c.startswith("backlog")), None)
-    if backlog:
-        out["Backlog"] = df[backlog].map(lambda v: "–" if v is None or pd.isna(v) else str(v))
+    if "backlog_growing" in df:
+        out["XQTIME backlog"] = (
+            df["backlog_growing"].map({True: "growing", False: "no"}).fillna("–")
+        )
     return out.reset_index(drop=True)
 
 

@@ -112,7 +112,7 @@ def finding_lines(findings: pd.DataFrame, anchors: set[str]) -> list[str]:
     the section that shows it when that section is in this report.
 
     Example:
-        finding_lines(findings("attls"), {"sec-rate"})  # ['- Round trip ... ([see](#sec-rate))']
+        finding_lines(findings("attls"), {"sec-comparison"})
     """
     lines = []
     for row in findings.itertuples(index=False):
