@@ -10,13 +10,14 @@ import json
 
 import pandas as pd
 import pytest
-from report_support import thread_sweep_study, write_warehouse
 
 from mqcap.report import charts as ch
 from mqcap.report import labels as lb
 from mqcap.report import queries as q
 from mqcap.report import tables as tb
 from mqcap.report import text as tx
+
+from report_support import thread_sweep_study, write_warehouse
 
 
 @pytest.fixture

@@ -88,10 +88,14 @@ def has_table(schema: str, name: str) -> bool:
 
 
 def studies() -> pd.DataFrame:
-    """One row per study: runs, configurations, workload types, message sizes, interval span.
+    """One row per study: runs, configurations, workload types, message sizes, first and last
+    measured time (local time of the measured system) and platforms.
+
+    dim_study's counts and local times are used where it is built (its configuration count is
+    the distinct configurations of study.yaml or the manifests); otherwise dim_run's.
 
     Example:
-        studies()[["study", "runs"]]
+        studies()[["study", "runs", "configurations"]]
     """
     df = _query(
         """select study,
@@ -104,35 +108,31 @@ def studies() -> pd.DataFrame:
                   max(interval_end) as last_interval
            from marts.dim_run group by study order by study"""
     )
+    info = _mart("dim_study")
+    if df.empty or info.empty:
+        return df
+    info = info.set_index("study")
+    for column, source in (
+        ("runs", "run_count"),
+        ("configurations", "configuration_count"),
+        ("first_interval", "first_run_start_local"),
+        ("last_interval", "last_run_end_local"),
+        ("platforms", "platforms"),
+        ("title", "title"),
+    ):
+        if source in info:
+            mapped = df["study"].map(info[source])
+            df[column] = mapped.where(mapped.notna(), df[column]) if column in df else mapped
     return df
 
 
 def headlines() -> pd.DataFrame:
-    """Per study, its largest round-trip (else total CPU) % change against a baseline, over
-    the runs that move messages (a channel start's "round trip" is not one).
+    """Per study, its first-ranked finding (fct_findings, finding_rank 1).
 
     Example:
-        headlines().set_index("study").loc["attls", "pct_change"]  # 37.87
+        headlines().set_index("study").loc["attls", "sentence"]
     """
-    return _query(
-        """with ranked as (
-               select c.study, c.run_id, c.configuration, c.message_bytes, c.measure,
-                      c.subject, c.baseline_configuration, c.pct_change,
-                      row_number() over (
-                          partition by c.study
-                          order by case c.measure when 'round_trip_us' then 0
-                                                  when 'cpu_us_per_txn' then 1 else 2 end,
-                                   abs(c.pct_change) desc nulls last) as rank_in_study
-               from marts.fct_comparison c
-               join marts.dim_run r using (run_key)
-               where c.pct_change is not null
-                 and r.workload_type in ('request_reply', 'streaming', 'put_get', 'other')
-                 and (c.measure = 'round_trip_us' or (c.measure = 'cpu_us_per_txn'
-                      and c.subject = 'TOTAL'))
-           )
-           select * exclude (rank_in_study) from ranked where rank_in_study = 1
-           order by study"""
-    )
+    return _query("select * from marts.fct_findings where finding_rank = 1 order by study")
 
 
 def runs(study: str) -> pd.DataFrame:
