@@ -354,8 +354,14 @@ def test_every_landing_table_and_report_mart_has_a_suite():
 
     landing = {f"landing.{t.name}" for t in all_tables()}
     read = set()
-    for path in [*(PROJECT / "reports").glob("*.qmd"), PROJECT / "pipelines/mqcap/reportdata.py"]:
+    for path in [
+        *(PROJECT / "reports").glob("*.qmd"),
+        *(PROJECT / "pipelines/mqcap/report").glob("*.py"),
+    ]:
         read |= {f"marts.{t}" for t in re.findall(r"\b((?:dim|fct)_[a-z_]+)", path.read_text())}
     assert len(landing) >= 38 and {"marts.dim_run", "marts.fct_fit"} <= read
+    # The report reads the issue-15 contract marts where they are built and says "not
+    # measured" where not: a mart needs its suite as soon as models/marts builds it.
+    built = {f"marts.{p.stem}" for p in (PROJECT / "models" / "marts").glob("*.sql")}
     asked = {f"marts.{t}" for t in ("fct_cpu_source_agreement", "fct_netstat_summary")}
-    assert sorted((landing | read | asked) - set(SUITES)) == []
+    assert sorted((landing | (read & built) | asked) - set(SUITES)) == []
