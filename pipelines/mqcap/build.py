@@ -54,7 +54,7 @@ def run_dbt(
 ) -> subprocess.CompletedProcess:
     """Run ``dbt <args>`` in the project with mqcap's warehouse; output streamed to progress."""
     progress = progress or Progress()
-    target = settings.warehouse.parent / "target"
+    target = settings.dbt_target
     cmd = [
         *dbt_executable(),
         *args,
@@ -65,7 +65,7 @@ def run_dbt(
         "--target-path",
         str(target),
         "--log-path",
-        str(settings.warehouse.parent / "logs"),
+        str(settings.dbt_logs),
     ]
     proc = subprocess.Popen(
         cmd,
@@ -177,7 +177,7 @@ def _read_results(settings: Settings, proc: subprocess.CompletedProcess) -> Buil
     result = BuildResult(
         proc.args, proc.returncode, log_tail="\n".join(proc.stdout.splitlines()[-15:])
     )
-    path = settings.warehouse.parent / "target" / "run_results.json"
+    path = settings.dbt_target / "run_results.json"
     if not path.exists():
         return result
     data = json.loads(path.read_text())

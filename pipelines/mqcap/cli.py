@@ -14,8 +14,54 @@ from mqcap.progress import make_progress
 from mqcap.settings import Settings
 
 
+def _global_options() -> list[click.Option]:
+    """Options every command accepts, before or after its name (``mqcap sql Q --warehouse X``)."""
+    return [
+        click.Option(
+            ["--warehouse"],
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="DuckDB warehouse file [env MQCAP_WAREHOUSE; mqcap.toml warehouse; "
+            "default data/warehouse.duckdb].",
+        ),
+        click.Option(
+            ["--raw"],
+            type=click.Path(file_okay=False, path_type=Path),
+            help="Raw drop folder, <raw>/<study>/<run>/ [env MQCAP_RAW; mqcap.toml raw; "
+            "default data/raw].",
+        ),
+        click.Option(
+            ["--reports"],
+            type=click.Path(file_okay=False, path_type=Path),
+            help="Report output folder [env MQCAP_REPORTS_OUT; mqcap.toml reports; default "
+            "<warehouse stem>.mqcap/reports beside the warehouse].",
+        ),
+        click.Option(["-q", "--quiet"], is_flag=True, help="No progress output."),
+    ]
+
+
+GLOBAL_NAMES = ("warehouse", "raw", "reports", "quiet")
+
+
+class _Command(click.Command):
+    """A command that also takes the global options; given after the command, they win."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.params.extend(_global_options())
+
+    def invoke(self, ctx: click.Context):
+        options = ctx.find_object(dict).setdefault("options", {})
+        for name in GLOBAL_NAMES:
+            value = ctx.params.pop(name, None)
+            if value:
+                options[name] = value
+        return super().invoke(ctx)
+
+
 class _Group(click.Group):
     """Maps library exceptions to one clean line on stderr and the documented exit code."""
+
+    command_class = _Command
 
     def invoke(self, ctx: click.Context):
         try:
@@ -26,35 +72,40 @@ class _Group(click.Group):
 
 
 def _settings(ctx: click.Context) -> Settings:
-    return ctx.obj["settings"]
+    """Settings from the options given before and after the command (loaded once)."""
+    obj = ctx.find_object(dict)
+    if "settings" not in obj:
+        o = obj.get("options", {})
+        obj["settings"] = Settings.load(
+            warehouse=o.get("warehouse"),
+            raw=o.get("raw"),
+            reports_out=o.get("reports"),
+            quiet=bool(o.get("quiet")),
+        )
+    return obj["settings"]
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option(
-    "--warehouse",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="DuckDB warehouse file [env MQCAP_WAREHOUSE; default data/warehouse.duckdb].",
+@click.group(
+    cls=_Group,
+    params=_global_options(),
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
-@click.option(
-    "--raw",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Raw drop folder, data/raw/<study>/<run>/ [env MQCAP_RAW; default data/raw].",
-)
-@click.option("-q", "--quiet", is_flag=True, help="No progress output.")
 @click.version_option(package_name="mqcap")
 @click.pass_context
-def main(ctx: click.Context, warehouse: Path | None, raw: Path | None, quiet: bool) -> None:
+def main(ctx: click.Context, **options) -> None:
     """mqcap: raw IBM MQ performance measurements -> DuckDB warehouse -> MP16-style reports.
 
     Drop raw files in data/raw/<study>/<run>/ with a run.yaml manifest, then `mqcap run`.
+    Settings come from flags, then MQCAP_* variables, then mqcap.toml (or [tool.mqcap] in
+    pyproject.toml) in this folder or a parent; paths are relative to the current folder.
 
     \b
     Example:
       mqcap run                      # ingest what is new, build, validate, render
-      mqcap sql "select * from marts.fct_driver_results"
+      mqcap sql "select * from marts.fct_driver_results" --warehouse other.duckdb
     """
     ctx.ensure_object(dict)
-    ctx.obj["settings"] = Settings.load(warehouse=warehouse, raw=raw, quiet=quiet)
+    ctx.obj["options"] = {k: v for k, v in options.items() if v}
 
 
 @main.command()
@@ -276,17 +327,27 @@ def sql(
     max_rows: int,
     wait_s: float,
 ) -> None:
-    """Run a read-only SQL query on the warehouse.
+    """Run SQL on the warehouse, read-only: every statement's result, in order.
 
     Schemas: landing (raw rows), staging, intermediate, marts, meta (ledger, checks).
+
+    \b
+    Allowed: queries on every schema, temporary tables, describe / summarize / explain.
+    Refused: writing files (COPY TO, EXPORT DATABASE), ATTACH, INSTALL / LOAD, changing
+    settings, reading any file but the warehouse (read_csv, glob...; the raw files' rows are
+    in landing.* with their file and line). mqcap writes results for you: --format
+    csv|json|parquet -o FILE, or `mqcap export`.
+    With several statements, --format table shows each one's rows; csv, json and parquet
+    write one table, so exactly one statement may return rows.
 
     \b
     Example:
       mqcap sql "select configuration, message_bytes, round_trip_us from marts.fct_driver_results"
       mqcap sql -f my_query.sql --format csv -o out.csv
     """
-    import duckdb
     import polars as pl
+
+    from mqcap.sqlquery import run_sql, sandbox
 
     if (query is None) == (sql_file is None):
         raise UsageError("give a QUERY or -f FILE (one of them)")
@@ -297,37 +358,49 @@ def sql(
     with warehouse.connect(
         s.warehouse, read_only=True, wait_s=wait_s, on_wait=lambda m: click.echo(m, err=True)
     ) as con:
-        try:
-            rel = con.sql(text)
-            frame = rel.pl() if rel is not None else None
-        except duckdb.Error as exc:
-            raise UsageError(f"query failed: {str(exc).splitlines()[0]}") from None
-    if frame is None:
+        sandbox(con)
+        results = [r for r in run_sql(con, text, s.warehouse) if r.frame is not None]
+    if not results:
         return
+    if fmt != "table" and len(results) > 1:
+        numbers = ", ".join(str(r.number) for r in results)
+        raise UsageError(
+            f"--format {fmt} writes one table, but statements {numbers} return rows: "
+            "keep one query (temporary tables may prepare it), or use --format table"
+        )
     if fmt == "parquet":
+        frame = results[0].frame
         frame.write_parquet(output)
         click.echo(f"{frame.height} rows -> {output}", err=True)
         return
     if fmt == "table":
-        with pl.Config(
-            tbl_rows=max_rows,
-            tbl_cols=-1,
-            fmt_str_lengths=60,
-            tbl_width_chars=240,
-            tbl_hide_column_data_types=True,
-            tbl_hide_dataframe_shape=True,
-        ):
-            text_out = str(frame.head(max_rows))
-        if frame.height > max_rows:
-            text_out += f"\n({frame.height} rows, {max_rows} shown; --max-rows to see more)"
-        text_out += "\n"
+        parts = []
+        for r in results:
+            with pl.Config(
+                tbl_rows=max_rows,
+                tbl_cols=-1,
+                fmt_str_lengths=60,
+                tbl_width_chars=240,
+                tbl_hide_column_data_types=True,
+                tbl_hide_dataframe_shape=True,
+            ):
+                part = str(r.frame.head(max_rows))
+            if r.frame.height > max_rows:
+                part += f"\n({r.frame.height} rows, {max_rows} shown; --max-rows to see more)"
+            if len(results) > 1:
+                head = " ".join(r.text.split())
+                head = head if len(head) <= 70 else head[:67] + "..."
+                part = f"-- statement {r.number}: {head}\n{part}"
+            parts.append(part)
+        text_out = "\n\n".join(parts) + "\n"
     elif fmt == "csv":
-        text_out = frame.write_csv()
+        text_out = results[0].frame.write_csv()
     else:
-        text_out = json.dumps(frame.to_dicts(), default=str, indent=1) + "\n"
+        text_out = json.dumps(results[0].frame.to_dicts(), default=str, indent=1) + "\n"
+    height = sum(r.frame.height for r in results)
     if output is not None:
         output.write_text(text_out)
-        click.echo(f"{frame.height} rows -> {output}", err=True)
+        click.echo(f"{height} rows -> {output}", err=True)
     else:
         click.echo(text_out, nl=False)
 

@@ -14,7 +14,7 @@ from mqcap.ingest import LEDGER, IngestReport, ingest
 from mqcap.parsers import parser_for_kind
 from mqcap.progress import Progress
 from mqcap.reports import ReportResult, render_reports
-from mqcap.settings import Settings
+from mqcap.settings import Settings, outputs_dir
 from mqcap.validate import ValidationReport, validate
 
 
@@ -159,10 +159,9 @@ def run(
 def demo_settings(settings: Settings) -> Settings:
     """The demo's own warehouse and raw root: the bundled sample study, apart from user data."""
     root = settings.project_root
+    demo = root / "data" / "demo" / "warehouse.duckdb"
     return settings.with_(
-        raw_root=root / "data" / "sample",
-        warehouse=root / "data" / "demo" / "warehouse.duckdb",
-        reports_out=root / "reports" / "_output",
+        raw_root=root / "data" / "sample", warehouse=demo, reports_out=outputs_dir(demo) / "reports"
     )
 
 
