@@ -80,7 +80,7 @@ def run_dbt(
     for line in proc.stdout:
         lines.append(line.rstrip())
         if " OK " in line or " PASS " in line or " ERROR " in line or " FAIL " in line:
-            progress.advance(1, line.split("[")[0].strip()[-50:])
+            progress.advance(1, line.split("[")[0].strip())
     proc.wait()
     return subprocess.CompletedProcess(cmd, proc.returncode, "\n".join(lines), "")
 
