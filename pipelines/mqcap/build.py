@@ -28,6 +28,7 @@ class BuildResult:
     failures: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0
     log_tail: str = ""
+    docs: Path | None = None  # the dbt docs page, when written
 
     @property
     def ok(self) -> bool:
@@ -132,7 +133,7 @@ def build(
     proc = run_dbt(settings, args, progress)
     result = _read_results(settings, proc)
     if docs and result.ok:
-        run_dbt(settings, ["docs", "generate"], progress)
+        result.docs = write_dbt_docs(settings, progress)
     if not result.ok:
         detail = "; ".join(result.failures[:10]) or result.log_tail
         raise DataError(f"dbt build failed: {detail}")
@@ -143,6 +144,29 @@ def build(
                 [datetime.now().replace(microsecond=0), f"{BUILT}{through}"],
             )
     return result
+
+
+def dbt_docs_path(settings: Settings) -> Path:
+    """The dbt docs page of this warehouse: one self-contained file beside the reports."""
+    return settings.reports_out / "dbt-docs.html"
+
+
+def write_dbt_docs(settings: Settings, progress: Progress | None = None) -> Path:
+    """``dbt docs generate --static``: the docs and lineage graph in one HTML file that opens
+    from disk (the plain index.html fetches its JSON and hangs under file://).
+
+    Example:
+        write_dbt_docs(Settings.load())  # data/warehouse.mqcap/reports/dbt-docs.html
+    """
+    proc = run_dbt(settings, ["docs", "generate", "--static"], progress)
+    page = settings.dbt_target / "static_index.html"
+    if proc.returncode != 0 or not page.exists():
+        tail = "\n".join(proc.stdout.splitlines()[-5:])
+        raise DataError(f"dbt docs generate failed: {tail}")
+    out = dbt_docs_path(settings)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(page, out)
+    return out
 
 
 def source_of_tables(settings: Settings) -> dict[str, str]:

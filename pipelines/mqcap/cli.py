@@ -136,7 +136,12 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...]) -> None:
 
 @main.command()
 @click.option("--select", "-s", multiple=True, help="dbt node selection (default: everything).")
-@click.option("--docs", is_flag=True, help="Also run `dbt docs generate`.")
+@click.option(
+    "--docs",
+    is_flag=True,
+    help="Also write the dbt docs (models, columns, lineage) as one offline HTML file "
+    "beside the reports (dbt-docs.html).",
+)
 @click.pass_context
 def build(ctx: click.Context, select: tuple[str, ...], docs: bool) -> None:
     """Build staging -> intermediate -> marts with dbt, and run its tests.
@@ -151,6 +156,8 @@ def build(ctx: click.Context, select: tuple[str, ...], docs: bool) -> None:
     with make_progress(s.quiet) as progress:
         result = do_build(s, list(select) or None, progress, docs=docs)
     click.echo(result.summary())
+    if result.docs:
+        click.echo(f"dbt docs: {result.docs}")
 
 
 @main.command()
@@ -240,7 +247,7 @@ def run(
     _print_run(s, result)
 
 
-def _print_run(s: Settings, result) -> None:
+def _print_run(s: Settings, result, docs: Path | None = None) -> None:
     from mqcap.pipeline import report_paths, warehouse_totals
 
     click.echo(result.ingest.summary())
@@ -261,6 +268,12 @@ def _print_run(s: Settings, result) -> None:
             click.echo(f"  report of {study} not rendered: {why}")
         for path in report_paths(result):
             click.echo(f"report: {path}")
+    if result.marts and result.marts.results:
+        from mqcap.validate import data_docs_index
+
+        click.echo(f"Data Docs: {data_docs_index(s)}")
+    if docs is not None:
+        click.echo(f"dbt docs: {docs}")
     t = warehouse_totals(s)
     passed, total = result.checks()
     click.echo(
@@ -277,12 +290,14 @@ def demo(ctx: click.Context) -> None:
     """Run the whole pipeline on the bundled sample studies (data/sample/).
 
     Uses its own warehouse (data/demo/warehouse.duckdb) so your data is untouched, and ends by
-    printing the report paths and a one-line summary.
+    printing where it wrote the reports, Data Docs and dbt docs (data/demo/warehouse.mqcap/),
+    and a one-line summary.
 
     \b
     Example:
       mqcap demo && mqcap --warehouse data/demo/warehouse.duckdb status
     """
+    from mqcap.build import write_dbt_docs
     from mqcap.pipeline import demo_settings
     from mqcap.pipeline import run as do_run
 
@@ -290,7 +305,8 @@ def demo(ctx: click.Context) -> None:
     click.echo(f"demo: raw files {s.raw_root}, warehouse {s.warehouse}")
     with make_progress(s.quiet) as progress:
         result = do_run(s, None, "all", True, True, progress)
-    _print_run(s, result)
+        docs = write_dbt_docs(s, progress) if result.build else None
+    _print_run(s, result, docs)
 
 
 @main.command()
@@ -345,9 +361,7 @@ def sql(
       mqcap sql "select configuration, message_bytes, round_trip_us from marts.fct_driver_results"
       mqcap sql -f my_query.sql --format csv -o out.csv
     """
-    import polars as pl
-
-    from mqcap.sqlquery import run_sql, sandbox
+    from mqcap.sqlquery import format_table, run_sql, sandbox
 
     if (query is None) == (sql_file is None):
         raise UsageError("give a QUERY or -f FILE (one of them)")
@@ -376,17 +390,7 @@ def sql(
     if fmt == "table":
         parts = []
         for r in results:
-            with pl.Config(
-                tbl_rows=max_rows,
-                tbl_cols=-1,
-                fmt_str_lengths=60,
-                tbl_width_chars=240,
-                tbl_hide_column_data_types=True,
-                tbl_hide_dataframe_shape=True,
-            ):
-                part = str(r.frame.head(max_rows))
-            if r.frame.height > max_rows:
-                part += f"\n({r.frame.height} rows, {max_rows} shown; --max-rows to see more)"
+            part = format_table(r.frame, max_rows)
             if len(results) > 1:
                 head = " ".join(r.text.split())
                 head = head if len(head) <= 70 else head[:67] + "..."
@@ -403,6 +407,111 @@ def sql(
         click.echo(f"{height} rows -> {output}", err=True)
     else:
         click.echo(text_out, nl=False)
+
+
+@main.command()
+@click.option("--max-rows", type=int, default=100, show_default=True, help="Rows shown per result.")
+@click.option(
+    "--wait",
+    "wait_s",
+    type=float,
+    default=30.0,
+    show_default=True,
+    help="Seconds to wait while a pipeline step holds the warehouse.",
+)
+@click.pass_context
+def shell(ctx: click.Context, max_rows: int, wait_s: float) -> None:
+    """Interactive read-only SQL on the warehouse (same sandbox as `mqcap sql`).
+
+    Statements end with ; and may span lines. .tables lists tables and views, .help says
+    what is allowed, .quit or Ctrl-D ends. Reads standard input, so a script can be piped in.
+    Exit 1 when a statement failed. The session holds a read lock: pipeline steps wait.
+
+    \b
+    Example:
+      mqcap shell --warehouse data/demo/warehouse.duckdb
+      echo "select count(*) from marts.dim_run;" | mqcap shell
+    """
+    from mqcap.shell import session
+    from mqcap.sqlquery import sandbox
+
+    s = _settings(ctx)
+    with warehouse.connect(
+        s.warehouse, read_only=True, wait_s=wait_s, on_wait=lambda m: click.echo(m, err=True)
+    ) as con:
+        sandbox(con)
+        failures = session(con, s.warehouse, max_rows=max_rows)
+    sys.exit(1 if failures else 0)
+
+
+@main.command()
+@click.argument("study", required=False)
+@click.option("--run", "run_id", default="run-1", show_default=True, help="First run folder.")
+@click.pass_context
+def init(ctx: click.Context, study: str | None, run_id: str) -> None:
+    """Start a work folder (mqcap.toml) or a study (templates to fill in).
+
+    Without STUDY: writes mqcap.toml here (every setting commented) and creates the raw root.
+    With STUDY: <raw>/<study>/study.yaml and <raw>/<study>/<run>/run.yaml, commented
+    templates; drop the run's files beside its run.yaml. Existing files are never overwritten.
+
+    \b
+    Example:
+      mqcap init attls && $EDITOR data/raw/attls/run-1/run.yaml
+    """
+    from mqcap.scaffold import init_config, init_study
+
+    s = _settings(ctx)
+    if study is None:
+        path = init_config(Path.cwd())
+        s.raw_root.mkdir(parents=True, exist_ok=True)
+        click.echo(f"wrote {path}" if path else f"kept {Path.cwd() / 'mqcap.toml'} (exists)")
+        click.echo(f"raw root: {s.raw_root}")
+        return
+    written = init_study(s.raw_root, study, run_id)
+    for path in written:
+        click.echo(f"wrote {path}")
+    if not written:
+        click.echo(f"kept the files of {s.raw_root / study} (they exist)")
+    click.echo(
+        f"next: fill in {s.raw_root / study / run_id / 'run.yaml'}, drop the run's files "
+        "beside it, then `mqcap run`"
+    )
+
+
+@main.command(name="open")
+@click.argument("study", required=False)
+@click.option(
+    "--format", "fmt", type=click.Choice(["html", "pdf"]), default="html", show_default=True
+)
+@click.option("--browser", "-b", is_flag=True, help="Open it with the system's viewer.")
+@click.pass_context
+def open_(ctx: click.Context, study: str | None, fmt: str, browser: bool) -> None:
+    """Print the path of a study's report (default: the overview, index.html); -b opens it.
+
+    \b
+    Example:
+      mqcap open attls -b
+      mqcap open --format pdf attls
+    """
+    s = _settings(ctx)
+    if study is None:
+        if fmt == "pdf":
+            raise UsageError("the overview is HTML only: give a STUDY for a PDF")
+        path = s.reports_out / "index.html"
+    else:
+        path = s.reports_out / f"{study}.{fmt}"
+    if not path.exists():
+        known = sorted(p.stem for p in s.reports_out.glob(f"*.{fmt}") if p.stem != "index")
+        raise UsageError(
+            f"no report at {path}: run `mqcap run` or `mqcap report`"
+            + (f" (reports there: {', '.join(known)})" if known else "")
+        )
+    click.echo(str(path))
+    if browser:
+        import webbrowser
+
+        webbrowser.open(path.as_uri())
 
 
 @main.command()

@@ -113,3 +113,23 @@ def run_sql(con: duckdb.DuckDBPyConnection, text: str, warehouse_path) -> list[S
             raise _failure(exc, number, len(statements), warehouse_path) from None
         results.append(StatementResult(number, query, frame))
     return results
+
+
+def format_table(frame: pl.DataFrame, max_rows: int = 100) -> str:
+    """A result as a boxed text table, at most ``max_rows`` rows (and says how many there are).
+
+    Example:
+        print(format_table(pl.DataFrame({"a": [1, 2]})))
+    """
+    with pl.Config(
+        tbl_rows=max_rows,
+        tbl_cols=-1,
+        fmt_str_lengths=60,
+        tbl_width_chars=240,
+        tbl_hide_column_data_types=True,
+        tbl_hide_dataframe_shape=True,
+    ):
+        text = str(frame.head(max_rows))
+    if frame.height > max_rows:
+        text += f"\n({frame.height} rows, {max_rows} shown; --max-rows to see more)"
+    return text

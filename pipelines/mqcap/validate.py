@@ -38,6 +38,7 @@ from pathlib import Path
 import duckdb
 
 from mqcap import warehouse
+from mqcap.offline import make_offline
 from mqcap.progress import Progress
 from mqcap.settings import Settings
 
@@ -322,6 +323,8 @@ def _data_docs(ctx, settings: Settings) -> None:
         )
         sites[base] = name
     ctx.build_data_docs(site_names=[sites[base]])
+    # GX's pages load their libraries from CDNs; make them open offline.
+    make_offline(base)
 
 
 _SCHEMA = {"landing": "landing.", "mart": "marts.", "all": ""}
