@@ -27,8 +27,10 @@ def _chromium() -> str:
     return found
 
 
-def load_page(page: Path, work: Path) -> PageRun:
+def load_page(page: Path, work: Path, fragment: str = "") -> PageRun:
     """Open ``page`` in headless Chromium; the DOM after scripts ran, console lines, requests.
+
+    ``fragment``: a URL fragment to open the page at (``#!/model/...`` for dbt docs).
 
     Example:
         load_page(Path("out/report.html"), tmp_path).console  # []
@@ -49,7 +51,7 @@ def load_page(page: Path, work: Path) -> PageRun:
             # Virtual time lets vegaEmbed's promises settle before the DOM is dumped.
             "--virtual-time-budget=10000",
             "--dump-dom",
-            page.resolve().as_uri(),
+            page.resolve().as_uri() + fragment,
         ],
         capture_output=True,
         text=True,

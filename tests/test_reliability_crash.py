@@ -114,7 +114,7 @@ class Killer:
 
     def kill_when_built(self, model: str, extra: float) -> bool:
         """Kill ``mqcap build`` once dbt has written ``model`` (its log says so)."""
-        log = self.settings.warehouse.parent / "logs" / "dbt.log"
+        log = self.settings.dbt_logs / "dbt.log"
         start = log.stat().st_size if log.exists() else 0
         proc = self.start("build")
         deadline = time.monotonic() + 180

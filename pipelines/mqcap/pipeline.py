@@ -16,7 +16,7 @@ from mqcap.ledger.steps import PipelineState, pipeline_state
 from mqcap.parsers import parser_for_kind
 from mqcap.progress import Progress
 from mqcap.reports import FORMATS, ReportResult, render_reports
-from mqcap.settings import Settings
+from mqcap.settings import Settings, outputs_dir
 from mqcap.validate import ValidationReport, validate
 
 
@@ -144,10 +144,9 @@ def run(
 def demo_settings(settings: Settings) -> Settings:
     """The demo's own warehouse and raw root: the bundled sample study, apart from user data."""
     root = settings.project_root
+    demo = root / "data" / "demo" / "warehouse.duckdb"
     return settings.with_(
-        raw_root=root / "data" / "sample",
-        warehouse=root / "data" / "demo" / "warehouse.duckdb",
-        reports_out=root / "reports" / "_output",
+        raw_root=root / "data" / "sample", warehouse=demo, reports_out=outputs_dir(demo) / "reports"
     )
 
 

@@ -39,6 +39,7 @@ import duckdb
 
 from mqcap import warehouse
 from mqcap.ledger.steps import record_checks
+from mqcap.offline import make_offline
 from mqcap.progress import Progress
 from mqcap.settings import Settings
 
@@ -370,6 +371,8 @@ def _data_docs(ctx, settings: Settings) -> None:
         )
         sites[base] = name
     ctx.build_data_docs(site_names=[sites[base]])
+    # GX's pages load their libraries from CDNs; make them open offline.
+    make_offline(base)
 
 
 _SCHEMA = {"landing": "landing.", "mart": "marts.", "all": ""}
