@@ -341,6 +341,15 @@ def fault_cases() -> list[tuple[str, str]]:
     return [(fmt, fault) for fmt in FORMATS for fault in faults_of(fmt)]
 
 
+# Environment faults hit a changed good version of a loaded file: the file is not set aside,
+# the loaded version stays, and once the fault is gone the next ingest replaces it.
+ENV_FAULTS = ("unreadable", "vanished", "now_a_folder", "disk_full")
+
+
+def env_fault_cases() -> list[tuple[str, str]]:
+    return [(fmt, fault) for fmt in FORMATS for fault in ENV_FAULTS]
+
+
 # ------------------------------------------------------------------------------ crashes
 CRASH_SEED = 20261121
 KILL_POINTS = (
@@ -425,6 +434,7 @@ def figures() -> dict:
     return {
         "fault_cases_per_format": per_format,
         "fault_cases": cases,
+        "environment_fault_cases": len(env_fault_cases()),
         "rows_verified_unchanged_per_case": base_rows,
         "rows_verified_unchanged": base_rows * cases,
         "kill_points": len(KILL_POINTS),

@@ -8,9 +8,6 @@ Names that are not UTF-8, or hold newlines and terminal escapes, land and print 
 
 from __future__ import annotations
 
-import builtins
-import errno
-import io
 import os
 import shutil
 import subprocess
@@ -18,9 +15,9 @@ import subprocess
 import duckdb
 import pytest
 from click.testing import CliRunner
+from env_faults import deny, fill_disk
 
 from mqcap import ingest as ingest_mod
-from mqcap import warehouse
 from mqcap.cli import main as cli
 from mqcap.errors import EnvironmentProblem
 from mqcap.ingest import ingest
@@ -28,11 +25,6 @@ from mqcap.ledger.files import cap
 from mqcap.names import original_name, printable, stored_name
 
 from helpers import landing_fingerprint, tree_hashes
-
-ENOSPC_TEXT = (
-    'TransactionContext Error: Failed to commit: Could not write file "{wal}": '
-    "No space left on device"
-)
 
 
 def _rows(settings, sql: str, params: list | None = None):
@@ -66,39 +58,12 @@ def mini_sum(sample_study) -> float:
     return total
 
 
-class _FullDisk:
-    """A DuckDB connection whose commits fail the way a full disk makes them fail: the
-    transaction is gone and DuckDB raises 'Failed to commit ... No space left on device'."""
-
-    def __init__(self, con, wal: str, fail_after: int) -> None:
-        self._con = con
-        self._wal = wal
-        self.commits_left = fail_after
-
-    def commit(self):
-        if self.commits_left <= 0:
-            self._con.rollback()  # what DuckDB does inside a failed commit
-            raise duckdb.TransactionException(ENOSPC_TEXT.format(wal=self._wal))
-        self.commits_left -= 1
-        return self._con.commit()
-
-    def __getattr__(self, name):
-        return getattr(self._con, name)
-
-
 def test_disk_full_stops_the_batch_sets_nothing_aside_and_space_freed_loads_all(
     settings, sample_study, monkeypatch, mini_sum
 ):
     raw_before = tree_hashes(settings.raw_root)
-    real_connect = duckdb.connect
-    # ensure_schema/migrate commit once; then 4 files (4 manifests) commit, the 5th fails.
-    fail_after = {"n": 5}
-
-    def connect(path, *a, **kw):
-        con = real_connect(path, *a, **kw)
-        return _FullDisk(con, f"{path}.wal", fail_after["n"]) if not kw.get("read_only") else con
-
-    monkeypatch.setattr(warehouse.duckdb, "connect", connect)
+    # migrate commits once; then 4 files (4 manifests) commit, the 5th fails.
+    fill_disk(monkeypatch, fail_after=5)
     with pytest.raises(EnvironmentProblem) as err:
         ingest(settings)
     message = str(err.value)
@@ -121,12 +86,7 @@ def test_disk_full_stops_the_batch_sets_nothing_aside_and_space_freed_loads_all(
 
 
 def test_disk_full_through_the_cli_is_one_line_and_exit_code_3(settings, sample_study, monkeypatch):
-    real_connect = duckdb.connect
-    monkeypatch.setattr(
-        warehouse.duckdb,
-        "connect",
-        lambda path, *a, **kw: _FullDisk(real_connect(path, *a, **kw), f"{path}.wal", 1),
-    )
+    fill_disk(monkeypatch, fail_after=1)
     result = _cli(settings, "--quiet", "ingest")
     assert result.exit_code == 3, result.output
     lines = [line for line in result.output.splitlines() if line.strip()]
@@ -203,25 +163,11 @@ def test_real_full_tmpfs_then_space_freed_loads_the_file(tmp_path, settings, sam
         subprocess.run(["umount", "-l", str(mnt)])
 
 
-def _deny(monkeypatch, target) -> None:
-    """Opening ``target`` fails with EACCES (root reads a chmod-000 file, so inject it)."""
-    target = str(target)
-    real_open = builtins.open
-
-    def guarded(file, *args, **kwargs):
-        if isinstance(file, str | os.PathLike) and os.fspath(file) == target:
-            raise PermissionError(errno.EACCES, "Permission denied", target)
-        return real_open(file, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "open", guarded)
-    monkeypatch.setattr(io, "open", guarded)
-
-
 def test_unreadable_file_is_skipped_not_set_aside_and_loads_once_readable(
     settings, sample_study, monkeypatch, mini_sum
 ):
     rel = "attls/attls-chacha-1m/results.csv"
-    _deny(monkeypatch, settings.raw_root / rel)
+    deny(monkeypatch, settings.raw_root / rel)
     result = _cli(settings, "--quiet", "ingest")
     monkeypatch.undo()
     assert result.exit_code == 1, result.output

@@ -37,7 +37,7 @@ create table if not exists {META}.ingest_ledger (
     bytes bigint not null,
     mtime_ns bigint,                -- lets an unchanged file skip hashing
     kind varchar,                   -- parser kind, NULL when unrecognised
-    status varchar not null,        -- loaded | set_aside | replaced
+    status varchar not null,        -- loaded | set_aside | replaced | deleted
     reason varchar,                 -- why set aside / replaced
     position varchar,               -- 'line 12' / 'byte 4096' for set-aside files
     retry boolean not null default false,  -- set aside for a reason that can go away
@@ -48,7 +48,9 @@ create table if not exists {META}.ingest_ledger (
     unknown_lines bigint not null default 0,
     skipped varchar,                -- JSON object of skipped record kinds -> count
     seen_at timestamp not null,
-    landed_at timestamp
+    landed_at timestamp,
+    attribution varchar,            -- how its rows find their run (mqcap.ledger.files)
+    deleted_at timestamp            -- when its raw file was found gone (status 'deleted')
 );
 create table if not exists {META}.validation_result (
     validated_at timestamp not null,
