@@ -411,8 +411,8 @@ def test_seeded_kill_chain_over_every_phase_ends_equal_to_a_clean_run(tmp_path):
     assert final.returncode == 0, final.stdout + final.stderr
     assert warehouse_fingerprint(settings.warehouse) == reference
     assert ledger_landing_disagreements(settings.warehouse) == []
-    for name in ("attls.html", "index.html"):
-        assert (settings.reports_out / name).stat().st_size > 10_000
+    assert (settings.reports_out / "attls.html").stat().st_size > 100_000  # charts inlined
+    assert 'href="attls.html"' in (settings.reports_out / "index.html").read_text()
     # No work folder of a killed render is left behind.
     assert [p.name for p in settings.reports_out.glob(".*render*")] == []
     again = subprocess.run(

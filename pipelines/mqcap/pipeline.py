@@ -6,11 +6,17 @@ says so and stops at once.
 
 from __future__ import annotations
 
+import fcntl
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mqcap import warehouse
 from mqcap.build import BuildResult, build, selection_for
+from mqcap.errors import WarehouseBusyError
 from mqcap.ingest import LEDGER, IngestReport, ingest
 from mqcap.ledger.steps import PipelineState, pipeline_state
 from mqcap.parsers import parser_for_kind
@@ -92,6 +98,50 @@ def _state(settings: Settings) -> PipelineState:
         return pipeline_state(settings, con)
 
 
+RUN_BUSY = (
+    "another `mqcap run` (PID {pid}) is working on {path}; it does what this one would do. "
+    "Let it finish (or stop it), then run again."
+)
+
+
+@contextmanager
+def run_lock(settings: Settings, wait_s: float | None = None) -> Iterator[None]:
+    """One ``mqcap run`` per warehouse at a time: a second one waits up to ``MQCAP_LOCK_WAIT_S``
+    then stops with one line. An OS file lock (flock) next to the warehouse: it goes with the
+    process, so a killed run never leaves it behind.
+
+    Example:
+        with run_lock(settings):
+            ...
+    """
+    if wait_s is None:
+        wait_s = float(os.environ.get("MQCAP_LOCK_WAIT_S", "15"))
+    path = settings.warehouse.with_name(settings.warehouse.name + ".run.lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    deadline = time.monotonic() + wait_s
+    with open(path, "a+") as fh:
+        while True:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    fh.seek(0)
+                    pid = fh.read().strip() or "?"
+                    raise WarehouseBusyError(
+                        RUN_BUSY.format(pid=pid, path=settings.warehouse)
+                    ) from None
+                time.sleep(0.25)
+        fh.seek(0)
+        fh.truncate()
+        fh.write(str(os.getpid()))
+        fh.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
 def run(
     settings: Settings,
     paths: list[str] | None = None,
@@ -110,7 +160,18 @@ def run(
         result = run(Settings.load())
         print(result.ingest.summary())
     """
-    progress = progress or Progress()
+    with run_lock(settings):
+        return _run(settings, paths, fmt, force, reports, progress or Progress())
+
+
+def _run(
+    settings: Settings,
+    paths: list[str] | None,
+    fmt: str,
+    force: bool,
+    reports: bool,
+    progress: Progress,
+) -> RunResult:
     formats = FORMATS[fmt] if reports else None
     landed = ingest(settings, paths, progress)
     result = RunResult(ingest=landed)
