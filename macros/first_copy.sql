@@ -94,6 +94,28 @@ from (
 where file_id <> first_file_id and coalesce(has_identity, false)
 {% endmacro %}
 
+{#-
+    One row per DISPLAY CHSTATUS snapshot with the content of all its blocks as text: a snapshot
+    is a copy only when everything it printed is, so a block that counts keeps its snapshot.
+-#}
+{% macro chstatus_snapshots(snapshots, attrs) %}
+select
+    snap.*,
+    coalesce(content.snapshot_content, '') as snapshot_content
+from {{ snapshots }} as snap
+left join (
+    select
+        file_id,
+        snapshot_no,
+        string_agg(
+            coalesce(channel, '') || ':' || key || '(' || coalesce(value, '') || ')', ' ' order by block_no, pair_no
+        ) as snapshot_content
+    from {{ attrs }}
+    group by file_id, snapshot_no
+) as content
+    on snap.file_id = content.file_id and snap.snapshot_no = content.snapshot_no
+{% endmacro %}
+
 {#- One row per DISPLAY CHSTATUS block (snapshot x channel) with its whole content as text. -#}
 {% macro chstatus_blocks(relation) %}
 select

@@ -28,8 +28,9 @@ from mqcap.parsers.base import Table
 LANDING = "landing"
 # Where a row is, not what it says: never part of a record's identity.
 LINEAGE = ("file_id", "source_file", "source_line", "source_offset", "source_record", "source_item")
-# CHSTATUS rows are compared a block (snapshot x channel) at a time, with all its KEY(value)s.
-BLOCK_TABLES = {"chstatus_attr": "block_no"}
+# CHSTATUS is compared a block (snapshot x channel) at a time with all its KEY(value)s, and a
+# snapshot with everything it printed (so a block that counts keeps its snapshot).
+CONTENT_COLUMN = {"chstatus_attr": "block_content", "chstatus_snapshot": "snapshot_content"}
 
 
 def identity_tables() -> dict[str, Table]:
@@ -56,8 +57,8 @@ def identity_columns(table: Table) -> tuple[tuple[str, ...], str]:
         when = f"coalesce({', '.join(stamps)}) is not null" if stamps else "false"
         return cols, when
     cols = tuple(table.identity)  # type: ignore[arg-type]
-    if table.name in BLOCK_TABLES:
-        cols = (*cols, "block_content")
+    if table.name in CONTENT_COLUMN:
+        cols = (*cols, CONTENT_COLUMN[table.name])
     return cols, f"{_q(cols[0])} is not null"
 
 
@@ -68,15 +69,24 @@ def _q(col: str) -> str:
 def _units(table: Table, where: str) -> str:
     """SQL: the comparable units of ``table`` (rows, or CHSTATUS blocks) with pos / pos_order."""
     rel = f'{LANDING}."{table.name}"'
-    if table.name in BLOCK_TABLES:
-        unit = BLOCK_TABLES[table.name]
+    if table.name == "chstatus_attr":  # as macros/first_copy.sql chstatus_blocks
         return f"""
             select file_id, min(source_file) as source_file, min(snapshot_time) as snapshot_time,
                    min(channel) as channel, 'line ' || min(source_line) as pos,
                    min(source_line) as pos_order,
                    string_agg(key || '(' || coalesce(value, '') || ')', ' ' order by pair_no)
                        as block_content
-            from {rel} where {where} group by file_id, {unit}"""
+            from {rel} where {where} group by file_id, block_no"""
+    if table.name == "chstatus_snapshot":  # as macros/first_copy.sql chstatus_snapshots
+        return f"""
+            select snap.*, 'line ' || snap.source_line as pos, snap.source_line as pos_order,
+                   coalesce(content.snapshot_content, '') as snapshot_content
+            from {rel} as snap left join (
+                select file_id, snapshot_no, string_agg(
+                    coalesce(channel, '') || ':' || key || '(' || coalesce(value, '') || ')', ' '
+                    order by block_no, pair_no) as snapshot_content
+                from {LANDING}.chstatus_attr group by file_id, snapshot_no
+            ) as content using (file_id, snapshot_no) where {where}"""
     if "source_offset" in table.columns:
         pos = (
             "case when source_offset is not null then 'byte ' || source_offset "
