@@ -45,3 +45,13 @@ def test_lineage_never_decides_a_copy():
     for table in identity_tables().values():
         cols, _ = identity_columns(table)
         assert not {"file_id", "source_file", "source_line", "source_offset"} & set(cols)
+
+
+def test_whole_row_identity_is_identified_by_the_same_time_column_in_dbt():
+    for name, table in identity_tables().items():
+        if table.identity is not True:
+            continue
+        _, when = identity_columns(table)
+        spelled = "when='" + when.replace('"', "") + "'"
+        assert spelled in _staging_sql_reading(name), (name, spelled)
+        assert spelled in re.sub(r"\s+", " ", COPIES), (name, spelled)

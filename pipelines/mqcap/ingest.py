@@ -432,11 +432,6 @@ class _Ingestor:
             outcome = self.set_aside(
                 path, rel, sha, parser.kind, f"could not land ({type(exc).__name__}: {exc})", None
             )
-        # Records this file repeats from earlier-loaded files: said here, counted once (dbt).
-        if outcome.status != "set_aside" and (
-            note := duplicates.describe_copies(self.con, outcome.file_id, rel, outcome.tables)
-        ):
-            self.progress.log(note)
         self.report.outcomes.append(outcome)
 
     def check_manifest(
@@ -549,6 +544,9 @@ def ingest(
                 continue
             ing.process(path, folders, pending, only_manifests=False)
             progress.advance(1, path.name)
+        # Records the new files repeat from earlier-loaded files: said here, counted once (dbt).
+        for note in duplicates.describe_landed(con, ing.report.landed):
+            progress.log(note)
         con.execute(
             f"insert into {warehouse.META}.pipeline_event values (?, 'ingest', ?)",
             [ing.now, ing.report.summary()],

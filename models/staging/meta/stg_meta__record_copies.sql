@@ -23,14 +23,17 @@ chstatus_snapshots as (
 copies as (
     {% for table in smf_tables %}
         {{ later_copies(source('smf', table), table, smf_key, smf_position,
-                        'coalesce(source_offset, source_line), source_item') }}
+                        'coalesce(source_offset, source_line), source_item',
+                        when='record_time_local is not null') }}
         union all
     {% endfor %}
     {{ later_copies(source('rmf', 'rmf_crypto'), 'rmf_crypto',
                     line_key ~ " || '/' || scope || '/' || coalesce(function, 'card') || '/' || "
-                    ~ "coalesce(cast(key_size_bits as varchar), '-')") }}
+                    ~ "coalesce(cast(key_size_bits as varchar), '-')",
+                    when='interval_start is not null') }}
     union all
-    {{ later_copies(source('rmf', 'rmf_workload'), 'rmf_workload', line_key) }}
+    {{ later_copies(source('rmf', 'rmf_workload'), 'rmf_workload', line_key,
+                    when='interval_start is not null') }}
     union all
     {{ later_copies(source('ascpu', 'ascpu_interval'), 'ascpu_interval', line_key,
                     identity=['interval_start', 'interval_end', 'system_id', 'jobname', 'cpu_s',
