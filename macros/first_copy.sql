@@ -8,48 +8,31 @@
     the copies, and tests/test_duplicates.py checks both agree.
 
     identity: the columns that name a record (default: every column of the relation except the
-    lineage columns below). when: the condition under which a row has an identity at all
-    (default: one of its timestamp columns is set); rows without one always count.
+    lineage columns, compared as one row value: exact, NULL equal to NULL). when: the condition
+    under which a row has an identity at all (default: the first identity column is set;
+    required with the default identity); rows without one always count.
 -#}
-{% macro copy_lineage_columns() -%}
-    {{ return(['file_id', 'source_file', 'source_line', 'source_offset', 'source_record',
-               'source_item']) }}
-{%- endmacro %}
-
-{% macro copy_identity(relation, identity=none, when=none) -%}
-    {#- (identity columns, when condition) of a relation. -#}
+{% macro copy_identity(identity=none, when=none) -%}
+    {#- (partition expression, when condition). -#}
     {%- if identity is not none -%}
-        {{ return((identity, when or (identity[0] ~ ' is not null'))) }}
+        {{ return(('row(' ~ identity | join(', ') ~ ')', when or (identity[0] ~ ' is not null'))) }}
     {%- endif -%}
-    {%- set cols = [] -%}
-    {%- set stamps = [] -%}
-    {%- if execute -%}
-        {%- for col in adapter.get_columns_in_relation(relation) -%}
-            {%- if col.name | lower not in copy_lineage_columns() -%}
-                {%- do cols.append(adapter.quote(col.name)) -%}
-                {%- if 'TIMESTAMP' in col.data_type | upper -%}
-                    {%- do stamps.append(adapter.quote(col.name)) -%}
-                {%- endif -%}
-            {%- endif -%}
-        {%- endfor -%}
+    {%- if when is none -%}
+        {{ exceptions.raise_compiler_error('first_copy: give `when` with the default identity') }}
     {%- endif -%}
-    {%- if not cols -%}
-        {#- parse time (no warehouse to look at): any valid SQL of the right shape -#}
-        {%- do cols.append('file_id') -%}
-    {%- endif -%}
-    {%- set default_when = ('coalesce(' ~ stamps | join(', ') ~ ') is not null') if stamps
-        else 'false' -%}
-    {{ return((cols, when or default_when)) }}
+    {%- set lineage = "['file_id', 'source_file', 'source_line', 'source_offset', "
+        ~ "'source_record', 'source_item']" -%}
+    {{ return(('row(*columns(lambda c: c not in ' ~ lineage ~ '))', when)) }}
 {%- endmacro %}
 
 {#- The rows of `relation` that count: first copies, and rows without an identity. -#}
 {% macro first_copy(relation, identity=none, when=none) %}
-    {%- set cols, cond = copy_identity(relation, identity, when) -%}
+    {%- set partition, cond = copy_identity(identity, when) -%}
 select * exclude (mqcap_first_file_id)
 from (
     select
         copy_rows.*,
-        min(copy_rows.file_id) over (partition by {{ cols | join(', ') }}) as mqcap_first_file_id
+        min(copy_rows.file_id) over (partition by {{ partition }}) as mqcap_first_file_id
     from {{ relation }} as copy_rows
 ) as copy_ranked
 where file_id = mqcap_first_file_id or not coalesce({{ cond }}, false)
@@ -65,7 +48,7 @@ where file_id = mqcap_first_file_id or not coalesce({{ cond }}, false)
     relation, source_table, key_expr,
     position_expr="'line ' || source_line", order_expr='source_line', identity=none, when=none
 ) %}
-    {%- set cols, cond = copy_identity(relation, identity, when) -%}
+    {%- set partition, cond = copy_identity(identity, when) -%}
 select
     '{{ source_table }}' as source_table,
     file_id,
@@ -85,13 +68,41 @@ from (
         first_value(copy_rows.file_id) over copy_window as first_file_id,
         first_value(copy_rows.source_file) over copy_window as first_source_file,
         first_value({{ position_expr }}) over copy_window as first_position
-    from {{ relation }} as copy_rows
+    from (
+        -- the identity as one value first: DuckDB expands *columns() only in a plain select
+        select
+            identified.*,
+            {{ partition }} as mqcap_identity
+        from {{ relation }} as identified
+    ) as copy_rows
     window copy_window as (
-        partition by {{ cols | join(', ') }}
+        partition by copy_rows.mqcap_identity
         order by copy_rows.file_id, {{ order_expr }}
     )
 ) as copies
 where file_id <> first_file_id and coalesce(has_identity, false)
+{% endmacro %}
+
+{#-
+    One row per DISPLAY CHSTATUS snapshot with the content of all its blocks as text: a snapshot
+    is a copy only when everything it printed is, so a block that counts keeps its snapshot.
+-#}
+{% macro chstatus_snapshots(snapshots, attrs) %}
+select
+    snap.*,
+    coalesce(content.snapshot_content, '') as snapshot_content
+from {{ snapshots }} as snap
+left join (
+    select
+        file_id,
+        snapshot_no,
+        string_agg(
+            coalesce(channel, '') || ':' || key || '(' || coalesce(value, '') || ')', ' ' order by block_no, pair_no
+        ) as snapshot_content
+    from {{ attrs }}
+    group by file_id, snapshot_no
+) as content
+    on snap.file_id = content.file_id and snap.snapshot_no = content.snapshot_no
 {% endmacro %}
 
 {#- One row per DISPLAY CHSTATUS block (snapshot x channel) with its whole content as text. -#}

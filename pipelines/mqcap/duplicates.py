@@ -11,8 +11,9 @@ same rule at ingest, to say what a newly landed file repeats, and summarises the
 ``mqcap status``. Rows of one file are never compared with each other: a file is what it says.
 
 Example:
-    note = describe_copies(con, file_id=12, source_file="day.smf")
-    # 'day.smf: 1,234 of 1,300 records already loaded from attls/r1/dump.smf (first at byte 0)'
+    describe_landed(con, report.landed)
+    # ['day.smf: 1,234 of 1,300 records already loaded from attls/r1/dump.smf (first at
+    #   byte 0); they count once']
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ from mqcap.parsers.base import Table
 LANDING = "landing"
 # Where a row is, not what it says: never part of a record's identity.
 LINEAGE = ("file_id", "source_file", "source_line", "source_offset", "source_record", "source_item")
-# CHSTATUS rows are compared a block (snapshot x channel) at a time, with all its KEY(value)s.
-BLOCK_TABLES = {"chstatus_attr": "block_no"}
+# CHSTATUS is compared a block (snapshot x channel) at a time with all its KEY(value)s, and a
+# snapshot with everything it printed (so a block that counts keeps its snapshot).
+CONTENT_COLUMN = {"chstatus_attr": "block_content", "chstatus_snapshot": "snapshot_content"}
 
 
 def identity_tables() -> dict[str, Table]:
@@ -44,8 +46,8 @@ def identity_tables() -> dict[str, Table]:
 def identity_columns(table: Table) -> tuple[tuple[str, ...], str]:
     """(columns naming a record, SQL condition for a row to have an identity at all).
 
-    ``identity=True``: every column but lineage, identified when one of its timestamps is set;
-    a tuple: those columns, identified when the first (the time) is set.
+    ``identity=True``: every column but lineage, identified when its first timestamp column is
+    set; a tuple: those columns, identified when the first (the time) is set.
 
     Example:
         cols, when = identity_columns(identity_tables()["rmf_crypto"])
@@ -53,11 +55,10 @@ def identity_columns(table: Table) -> tuple[tuple[str, ...], str]:
     if table.identity is True:
         cols = tuple(c for c in table.columns if c not in LINEAGE)
         stamps = [_q(c) for c in cols if table.columns[c].upper() == "TIMESTAMP"]
-        when = f"coalesce({', '.join(stamps)}) is not null" if stamps else "false"
-        return cols, when
+        return cols, f"{stamps[0]} is not null" if stamps else "false"
     cols = tuple(table.identity)  # type: ignore[arg-type]
-    if table.name in BLOCK_TABLES:
-        cols = (*cols, "block_content")
+    if table.name in CONTENT_COLUMN:
+        cols = (*cols, CONTENT_COLUMN[table.name])
     return cols, f"{_q(cols[0])} is not null"
 
 
@@ -68,15 +69,24 @@ def _q(col: str) -> str:
 def _units(table: Table, where: str) -> str:
     """SQL: the comparable units of ``table`` (rows, or CHSTATUS blocks) with pos / pos_order."""
     rel = f'{LANDING}."{table.name}"'
-    if table.name in BLOCK_TABLES:
-        unit = BLOCK_TABLES[table.name]
+    if table.name == "chstatus_attr":  # as macros/first_copy.sql chstatus_blocks
         return f"""
             select file_id, min(source_file) as source_file, min(snapshot_time) as snapshot_time,
                    min(channel) as channel, 'line ' || min(source_line) as pos,
                    min(source_line) as pos_order,
                    string_agg(key || '(' || coalesce(value, '') || ')', ' ' order by pair_no)
                        as block_content
-            from {rel} where {where} group by file_id, {unit}"""
+            from {rel} where {where} group by file_id, block_no"""
+    if table.name == "chstatus_snapshot":  # as macros/first_copy.sql chstatus_snapshots
+        return f"""
+            select snap.*, 'line ' || snap.source_line as pos, snap.source_line as pos_order,
+                   coalesce(content.snapshot_content, '') as snapshot_content
+            from {rel} as snap left join (
+                select file_id, snapshot_no, string_agg(
+                    coalesce(channel, '') || ':' || key || '(' || coalesce(value, '') || ')', ' '
+                    order by block_no, pair_no) as snapshot_content
+                from {LANDING}.chstatus_attr group by file_id, snapshot_no
+            ) as content using (file_id, snapshot_no) where {where}"""
     if "source_offset" in table.columns:
         pos = (
             "case when source_offset is not null then 'byte ' || source_offset "
@@ -106,44 +116,68 @@ class FileCopies:
         )
 
 
-def copies_in_file(
-    con: duckdb.DuckDBPyConnection, file_id: int, tables: Iterable[str] | None = None
-) -> FileCopies | None:
-    """Records of file ``file_id`` that repeat records of earlier-loaded files, or None.
+def copies_in_files(
+    con: duckdb.DuckDBPyConnection, files: dict[int, Iterable[str]]
+) -> dict[int, FileCopies]:
+    """For each file (file_id -> the landing tables it wrote), the records it repeats from
+    earlier-loaded files; files without any are left out.
 
     A record is a position of the file (an SMF record's byte offset, a text line, a CHSTATUS
-    block); it is a copy when its rows equal rows of a file with a lower file_id.
+    block); it is a copy when its rows equal rows of a file with a lower file_id. One query per
+    landing table for the whole batch, counted in DuckDB (a large file's rows stay there).
 
     Example:
-        found = copies_in_file(con, 12)
-        found.copies if found else 0
+        found = copies_in_files(con, {12: ["smf_qcst"]}).get(12)
     """
     known = identity_tables()
-    names = [t for t in (tables if tables is not None else known) if t in known]
-    positions: set[str] = set()
-    best: dict[str, tuple[int, int, str, str]] = {}  # pos -> its first copy (id, order, file, pos)
-    for name in names:
+    pairs = []  # each new unit with every equal unit of an earlier file (NULLs: none)
+    for name in sorted({t for tables in files.values() for t in tables if t in known}):
+        ids = ", ".join(str(int(f)) for f, tables in files.items() if name in tables)
         table = known[name]
         cols, when = identity_columns(table)
-        new = _units(table, f"file_id = {int(file_id)}")
-        old = _units(table, f"file_id < {int(file_id)}")
+        new = _units(table, f"file_id in ({ids})")
+        old = _units(table, f"file_id < {max(int(f) for f in files)}")
         on = " and ".join(f"n.{_q(c)} is not distinct from o.{_q(c)}" for c in cols)
-        rows = con.execute(
-            f"""select n.pos, o.file_id, o.source_file, o.pos, o.pos_order
-                from ({new}) as n left join ({old}) as o on {on}
+        pairs.append(
+            f"""select n.file_id, n.pos, o.file_id as first_id, o.source_file as first_file,
+                       o.pos as first_pos, o.pos_order as first_order
+                from ({new}) as n left join ({old}) as o
+                    on o.file_id < n.file_id and {on}
                 where coalesce({_prefixed(when)}, false)"""
-        ).fetchall()
-        for pos, first_id, first_file, first_pos, first_order in rows:
-            positions.add(pos)
-            if first_id is not None:
-                here = (first_id, first_order, first_file, first_pos)
-                best[pos] = min(best.get(pos, here), here)
-    if not best:
-        return None
-    firsts: dict[str, str] = {}  # first-copy file -> its first position, earliest file first
-    for _, _, first_file, first_pos in sorted(best.values()):
-        firsts.setdefault(first_file, first_pos)
-    return FileCopies(len(positions), len(best), tuple(firsts.items()))
+        )
+    if not pairs:
+        return {}
+    rows = con.execute(
+        f"""with pairs as ({" union all ".join(pairs)}),
+            records as (select file_id, count(distinct pos) as n from pairs group by file_id),
+            best as (
+                select file_id, pos, min((first_id, first_order)) as k,
+                       arg_min(first_file, (first_id, first_order)) as first_file,
+                       arg_min(first_pos, (first_id, first_order)) as first_pos
+                from pairs where first_id is not null group by file_id, pos
+            )
+            select file_id, first_file, arg_min(first_pos, k), count(*), any_value(records.n)
+            from best join records using (file_id)
+            group by file_id, first_file order by file_id, min(k)"""
+    ).fetchall()
+    found: dict[int, FileCopies] = {}
+    for fid, first_file, first_pos, n, records in rows:
+        prior = found.get(fid, FileCopies(records, 0, ()))
+        found[fid] = FileCopies(
+            records, prior.copies + n, (*prior.first_files, (first_file, first_pos))
+        )
+    return found
+
+
+def describe_landed(con: duckdb.DuckDBPyConnection, landed: Iterable) -> list[str]:
+    """One line per just-landed file (ingest ``FileOutcome``s) repeating earlier records.
+
+    Example:
+        for line in describe_landed(con, report.landed): progress.log(line)
+    """
+    outcomes = {o.file_id: o for o in landed if o.file_id is not None}
+    found = copies_in_files(con, {f: o.tables for f, o in outcomes.items()})
+    return [found[f].sentence(outcomes[f].path) for f in sorted(found)]
 
 
 def _prefixed(when: str) -> str:
@@ -158,21 +192,6 @@ def _prefixed(when: str) -> str:
             out.append(when[i])
             i += 1
     return "".join(out)
-
-
-def describe_copies(
-    con: duckdb.DuckDBPyConnection,
-    file_id: int,
-    source_file: str,
-    tables: Iterable[str] | None = None,
-) -> str | None:
-    """One line saying which records of a just-landed file were already loaded, or None.
-
-    Example:
-        describe_copies(con, 12, "day.smf", ["smf_qcst"])
-    """
-    found = copies_in_file(con, file_id, tables)
-    return found.sentence(source_file) if found else None
 
 
 def summary(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, int, str, str]] | None:

@@ -448,11 +448,6 @@ class _Ingestor:
             outcome = self.set_aside(
                 path, rel, sha, parser.kind, f"could not land ({type(exc).__name__}: {exc})", None
             )
-        # Records this file repeats from earlier-loaded files: said here, counted once (dbt).
-        if outcome.status != "set_aside" and (
-            note := duplicates.describe_copies(self.con, outcome.file_id, rel, outcome.tables)
-        ):
-            self.progress.log(printable(note))
         self.report.outcomes.append(outcome)
 
     def check_manifest(
@@ -595,6 +590,9 @@ def ingest(
             warehouse.ensure_schema(con)
             ledger_files.migrate(con)
             ing.run(files)
+            # Records the new files repeat from earlier-loaded files: said here, counted once.
+            for note in duplicates.describe_landed(con, ing.report.landed):
+                progress.log(printable(note))
         except _WarehouseFailed as failed:
             raise EnvironmentProblem(_stopped(settings, ing.report, failed.rel, failed.exc)) from (
                 failed.exc

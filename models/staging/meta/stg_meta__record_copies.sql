@@ -16,17 +16,24 @@ with chstatus_blocks as (
     {{ chstatus_blocks(source('chstatus', 'chstatus_attr')) }}
 ),
 
+chstatus_snapshots as (
+    {{ chstatus_snapshots(source('chstatus', 'chstatus_snapshot'), source('chstatus', 'chstatus_attr')) }}
+),
+
 copies as (
     {% for table in smf_tables %}
         {{ later_copies(source('smf', table), table, smf_key, smf_position,
-                        'coalesce(source_offset, source_line), source_item') }}
+                        'coalesce(source_offset, source_line), source_item',
+                        when='record_time_local is not null') }}
         union all
     {% endfor %}
     {{ later_copies(source('rmf', 'rmf_crypto'), 'rmf_crypto',
                     line_key ~ " || '/' || scope || '/' || coalesce(function, 'card') || '/' || "
-                    ~ "coalesce(cast(key_size_bits as varchar), '-')") }}
+                    ~ "coalesce(cast(key_size_bits as varchar), '-')",
+                    when='interval_start is not null') }}
     union all
-    {{ later_copies(source('rmf', 'rmf_workload'), 'rmf_workload', line_key) }}
+    {{ later_copies(source('rmf', 'rmf_workload'), 'rmf_workload', line_key,
+                    when='interval_start is not null') }}
     union all
     {{ later_copies(source('ascpu', 'ascpu_interval'), 'ascpu_interval', line_key,
                     identity=['interval_start', 'interval_end', 'system_id', 'jobname', 'cpu_s',
@@ -37,10 +44,10 @@ copies as (
                     identity=['poll_ts', 'netstat_release', 'stack_name', 'client_name',
                               'client_id', 'local_socket', 'foreign_socket']) }}
     union all
-    {{ later_copies(source('chstatus', 'chstatus_snapshot'), 'chstatus_snapshot',
+    {{ later_copies('chstatus_snapshots', 'chstatus_snapshot',
                     "cast(file_id as varchar) || '-' || cast(snapshot_no as varchar)",
                     identity=['snapshot_time', 'snapshot_clock', 'qmgr', 'form', 'channel_count',
-                              'expected_count']) }}
+                              'expected_count', 'snapshot_content']) }}
     union all
     {{ later_copies('chstatus_blocks', 'chstatus_attr',
                     "cast(file_id as varchar) || '-' || cast(block_no as varchar)",

@@ -2,7 +2,7 @@
 -- Channel accounting: one row per channel instance per interval (SMF 116.10).
 -- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
-    {{ first_copy(source('smf', 'smf_qcst')) }}
+    {{ first_copy(source('smf', 'smf_qcst'), when='record_time_local is not null') }}
 )
 
 select

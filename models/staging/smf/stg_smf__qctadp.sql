@@ -2,7 +2,7 @@
 -- Channel initiator adapter task: requests, CPU, elapsed and wait time per interval.
 -- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
-    {{ first_copy(source('smf', 'smf_qctadp')) }}
+    {{ first_copy(source('smf', 'smf_qctadp'), when='record_time_local is not null') }}
 )
 
 select

@@ -2,7 +2,7 @@
 -- Channel initiator DNS task: requests, CPU, elapsed, wait, longest lookup.
 -- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
-    {{ first_copy(source('smf', 'smf_qctdns')) }}
+    {{ first_copy(source('smf', 'smf_qctdns'), when='record_time_local is not null') }}
 )
 
 select

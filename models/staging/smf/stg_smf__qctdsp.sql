@@ -2,7 +2,7 @@
 -- Channel initiator dispatcher task: requests, CPU, elapsed and wait time per interval.
 -- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
-    {{ first_copy(source('smf', 'smf_qctdsp')) }}
+    {{ first_copy(source('smf', 'smf_qctdsp'), when='record_time_local is not null') }}
 )
 
 select

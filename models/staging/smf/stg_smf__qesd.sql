@@ -2,7 +2,7 @@
 -- Shared message data set statistics, one row per CF structure (SMF 115.2).
 -- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
-    {{ first_copy(source('smf', 'smf_qesd')) }}
+    {{ first_copy(source('smf', 'smf_qesd'), when='record_time_local is not null') }}
 )
 
 select

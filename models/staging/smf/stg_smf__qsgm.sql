@@ -2,7 +2,7 @@
 -- Getmain statistics (SMF 115.6).
 -- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
-    {{ first_copy(source('smf', 'smf_qsgm')) }}
+    {{ first_copy(source('smf', 'smf_qsgm'), when='record_time_local is not null') }}
 )
 
 select

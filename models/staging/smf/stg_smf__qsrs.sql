@@ -2,7 +2,7 @@
 -- Region (address space storage) statistics (SMF 115.7).
 -- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
-    {{ first_copy(source('smf', 'smf_qsrs')) }}
+    {{ first_copy(source('smf', 'smf_qsrs'), when='record_time_local is not null') }}
 )
 
 select

@@ -2,7 +2,7 @@
 -- Queue accounting (class 3): one row per queue per task per accounting record (SMF 116.1/2).
 -- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
-    {{ first_copy(source('smf', 'smf_wq')) }}
+    {{ first_copy(source('smf', 'smf_wq'), when='record_time_local is not null') }}
 )
 
 select

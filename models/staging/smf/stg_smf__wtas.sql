@@ -2,7 +2,7 @@
 -- Task accounting (class 3): one row per task per accounting record (SMF 116.1).
 -- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
-    {{ first_copy(source('smf', 'smf_wtas')) }}
+    {{ first_copy(source('smf', 'smf_wtas'), when='record_time_local is not null') }}
 )
 
 select

@@ -2,7 +2,7 @@
 -- Task identification for class 3 accounting (SMF 116.1 and 116.2).
 -- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
-    {{ first_copy(source('smf', 'smf_wtid')) }}
+    {{ first_copy(source('smf', 'smf_wtid'), when='record_time_local is not null') }}
 )
 
 select

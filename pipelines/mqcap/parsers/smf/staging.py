@@ -41,7 +41,7 @@ def render_sql(s: Structure) -> str:
         f"-- {s.description}",
         "-- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.",
         "with source as (",
-        f"    {{{{ first_copy(source('smf', '{s.table}')) }}}}",
+        f"    {{{{ first_copy(source('smf', '{s.table}'), when='record_time_local is not null') }}}}",
         ")",
         "",
         "select",
