@@ -175,3 +175,25 @@ def test_mart_integers_are_bigint_in_the_warehouse_sql_and_exports(built, tmp_pa
     written = export_marts(built, tmp_path / "export", ["fct_driver_results"])
     frame = pl.read_parquet(written["fct_driver_results"] / "**" / "*.parquet")
     assert frame.schema["transactions"] == pl.Int64
+
+
+def test_every_mart_column_is_described_in_the_model_yaml(built):
+    import yaml
+
+    doc = yaml.safe_load((PROJECT / "models" / "marts" / "_marts__models.yml").read_text())
+    described = {
+        (m["name"], c["name"])
+        for m in doc["models"]
+        for c in m.get("columns", [])
+        if (c.get("description") or "").strip()
+    }
+    listed = _sql(
+        built,
+        "select table_name, column_name from information_schema.columns "
+        "where table_schema = 'marts' order by all",
+        "--format",
+        "json",
+    )
+    columns = [(r["table_name"], r["column_name"]) for r in json.loads(listed.output)]
+    assert len(columns) >= 298
+    assert [c for c in columns if c not in described] == []
