@@ -37,6 +37,12 @@ FORMATS: dict[str, tuple[str, Path, bool]] = {
     "netstat": ("netstat.txt", FIXTURES / "netstat/netstat_all_v2r4_poll_series.txt", False),
     "rmf_crypto": ("crypto.txt", FIXTURES / "rmf/CRYPTO_PP_V2R2_S35_2017-04-26.txt", False),
     "rmf_workload": ("wlmgl.txt", FIXTURES / "rmf/WLMGL_PP_V2R2_UTCPLXCB_2015-04-21.txt", False),
+    "amqsrua": ("amqsrua.txt", FIXTURES / "amqsrua/colinpaice_disk_log_2019-03-03.txt", False),
+    "amqsmon": (
+        "amqsmon.txt",
+        FIXTURES / "amqsmon/constructed_statistics_qmgr_queue_channel.txt",
+        False,
+    ),
     "smf_mq": ("mqsmf.dat", FIXTURES / "smf/TEST116.dat", False),
     "smf_csv": ("SMF-QMAC.csv", FIXTURES / "golden/mq-smf-csv/TEST116/csv/SMF-QMAC.csv", False),
     "smf_csv_sql": (
@@ -197,7 +203,8 @@ def faulty(fmt: str, fault: str) -> bytes:
     if fault == "empty":
         return b""
     if fault == "ebcdic":
-        return data.decode("utf-8").encode("cp500")
+        # errors="replace": a sample with characters EBCDIC lacks (dashes) still transfers.
+        return data.decode("utf-8").encode("cp500", errors="replace")
     if fault == "utf16":
         return data.decode("utf-8").encode("utf-16")
     if fault == "latin1":
@@ -241,6 +248,8 @@ LOADS = {
     ("chstatus", "truncated"): "loaded",
     ("rmf_crypto", "truncated"): "loaded",
     ("rmf_workload", "truncated"): "loaded",
+    ("amqsrua", "truncated"): "loaded",
+    ("amqsmon", "truncated"): "loaded",
     # RMF reports are read as Latin-1 (EBCDIC transfers differ): any byte is a character.
     ("rmf_crypto", "corrupted"): "loaded",
     ("rmf_workload", "corrupted"): "loaded",
@@ -253,6 +262,8 @@ LOADS = {
     ("netstat", "long_line"): "loaded",
     ("rmf_crypto", "long_line"): "loaded",
     ("rmf_workload", "long_line"): "loaded",
+    ("amqsrua", "long_line"): "loaded",
+    ("amqsmon", "long_line"): "loaded",
     # csv.Error "field larger than field limit": parser bug, no position (see the report).
 }
 

@@ -23,6 +23,9 @@ COMMANDS = [
     "demo",
     "export",
     "watch",
+    "init",
+    "shell",
+    "open",
 ]
 
 

@@ -9,6 +9,7 @@ random point. After every kill the warehouse opens and its ledger and landing ag
 
 from __future__ import annotations
 
+import hashlib
 import os
 import random
 import shutil
@@ -113,7 +114,7 @@ class Killer:
 
     def kill_when_built(self, model: str, extra: float) -> bool:
         """Kill ``mqcap build`` once dbt has written ``model`` (its log says so)."""
-        log = self.settings.warehouse.parent / "logs" / "dbt.log"
+        log = self.settings.dbt_logs / "dbt.log"
         start = log.stat().st_size if log.exists() else 0
         proc = self.start("build")
         deadline = time.monotonic() + 180
@@ -234,12 +235,21 @@ def test_run_rebuilds_what_landed_since_the_last_complete_build(settings, monkey
 
     def fake_dbt(settings, args, progress=None):
         calls.append(args)
+        if returncode["rc"] == 0:  # the marts a build leaves (the state checks they exist)
+            with warehouse.connect(settings.warehouse) as con:
+                con.execute("create schema if not exists marts")
+                con.execute("create table if not exists marts.dim_run (study varchar)")
         return subprocess.CompletedProcess(args, returncode["rc"], "", "")
 
-    # dbt itself is exercised by the SIGKILL test; here only what run() asks it to build.
+    def fake_validate(settings, scope, file_ids=None, progress=None, **kw):
+        from mqcap.ledger.steps import record_checks
+
+        with warehouse.connect(settings.warehouse) as con:
+            record_checks(con, settings, scope, [], file_ids)
+
+    # dbt itself is exercised by the SIGKILL tests; here only what run() asks it to build.
     monkeypatch.setattr(mqcap.build, "run_dbt", fake_dbt)
-    monkeypatch.setattr(mqcap.pipeline, "validate", lambda *a, **k: None)
-    monkeypatch.setattr(mqcap.pipeline, "_marts_exist", lambda s: bool(calls))
+    monkeypatch.setattr(mqcap.pipeline, "validate", fake_validate)
     run_a = settings.raw_root / "s" / "a"
     run_a.mkdir(parents=True)
     (run_a / "run.yaml").write_text("study: s\nrun: a\n")
@@ -273,3 +283,174 @@ def _tables(kind: str) -> set[str]:
     from mqcap.parsers import parser_for_kind
 
     return {t.name for t in parser_for_kind(kind).tables}
+
+
+# ------------------------------------------------------------------------------ kill chain
+# Phases of `mqcap run`, by the progress line it prints when the phase starts.
+PHASES = {
+    "ingest": "ingest...",
+    "landing checks": "validate landing...",
+    "build": "dbt build...",
+    "mart checks": "validate mart...",
+    "render": "render reports...",
+}
+# How long after its first line a phase is killed (seconds): within the phase's usual length.
+KILL_DELAY = {
+    "ingest": (0.0, 0.3),
+    "landing checks": (0.0, 2.0),
+    "build": (0.0, 20.0),
+    "mart checks": (0.0, 2.0),
+    "render": (0.0, 6.0),
+}
+
+
+def warehouse_fingerprint(path: Path) -> dict[str, tuple[int, str]]:
+    """Rows and an order-independent checksum of every landing and mart table.
+
+    ``file_id`` columns are left out: ids number files in the order they landed, which
+    differs when a kill interrupts a batch; the rows' source file and position stay in.
+    Floats are compared to 12 significant digits: DuckDB's parallel aggregates (the fits'
+    sums of squares) may add in another order and differ in the last bit.
+    """
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        out = {}
+        for schema, name in con.execute(
+            """select table_schema, table_name from information_schema.tables
+               where table_schema in ('landing', 'marts') order by 1, 2"""
+        ).fetchall():
+            cols = [
+                f'"{c}"'
+                for (c,) in con.execute(
+                    """select column_name from information_schema.columns
+                       where table_schema = ? and table_name = ? and column_name <> 'file_id'
+                       order by ordinal_position""",
+                    [schema, name],
+                ).fetchall()
+            ]
+            rows = [
+                tuple(float(f"{v:.12g}") if isinstance(v, float) else v for v in r)
+                for r in con.execute(f'select {", ".join(cols)} from {schema}."{name}"').fetchall()
+            ]
+            digest = hashlib.sha256("\n".join(sorted(repr(r) for r in rows)).encode()).hexdigest()
+            out[f"{schema}.{name}"] = (len(rows), digest)
+        return out
+    finally:
+        con.close()
+
+
+def _kill_plan(rng: random.Random, kills: int, batches: int) -> list[list[str]]:
+    """Per batch of dropped runs, the phases to kill in, in pipeline order (a kill leaves the
+    later phases owed, so the next run reaches them); every phase at least once per batch
+    when there are enough kills."""
+    names = list(PHASES)
+    plan = []
+    for b in range(batches):
+        n = kills // batches + (1 if b < kills % batches else 0)
+        picks = names[:n] + [rng.choice(names) for _ in range(max(0, n - len(names)))]
+        plan.append(sorted(picks, key=names.index))
+    return plan
+
+
+def test_seeded_kill_chain_over_every_phase_ends_equal_to_a_clean_run(tmp_path):
+    """SIGKILL `mqcap run` again and again in ingest, landing checks, build, mart checks and
+    rendering, each kill followed by the next `mqcap run`: at the end landing and marts equal
+    a clean run's table for table, every report exists, and status says all is done.
+
+    MQCAP_KILL_CHAIN sets the number of kills (default 10; CI also runs 100).
+    """
+    kills_wanted = int(os.environ.get("MQCAP_KILL_CHAIN", "10"))
+    rng = random.Random(CRASH_SEED + kills_wanted)
+    source = FIXTURES / "mini_study" / "attls"
+    runs = sorted(p.name for p in source.iterdir() if p.is_dir())
+    # One batch of runs per 20 kills (at least one): each batch costs a complete build.
+    batches = max(1, min(len(runs), kills_wanted // 20))
+    chunks = [runs[i::batches] for i in range(batches)]
+
+    clean = _settings(tmp_path / "clean")
+    shutil.copytree(source, clean.raw_root / "attls")
+    ref = subprocess.run(
+        [sys.executable, "-m", "mqcap.cli", "-q", "run", "--no-reports"],
+        env=Killer(clean, rng).env,
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert ref.returncode == 0, ref.stdout + ref.stderr
+    reference = warehouse_fingerprint(clean.warehouse)
+
+    settings = _settings(tmp_path / "chain")
+    killer = Killer(settings, rng)
+    hit: dict[str, int] = {}
+    started = time.monotonic()
+    for chunk, phases in zip(chunks, _kill_plan(rng, kills_wanted, batches), strict=True):
+        for run_id in chunk:
+            shutil.copytree(source / run_id, settings.raw_root / "attls" / run_id)
+        for phase in phases:
+            proc = killer.start("run", "--format", "html")
+            seen = _read_until(proc, PHASES[phase])
+            if seen is None:  # the run ended before that phase: nothing owed there
+                killer.kill(proc)
+                continue
+            time.sleep(rng.uniform(*KILL_DELAY[phase]))
+            if killer.kill(proc):
+                hit[phase] = hit.get(phase, 0) + 1
+            _consistent(settings)
+    chain_s = time.monotonic() - started
+
+    # Runs until one completes (a kill may have left several steps owed, all done at once).
+    final = subprocess.run(
+        [sys.executable, "-m", "mqcap.cli", "run", "--format", "html"],
+        env=killer.env,
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert final.returncode == 0, final.stdout + final.stderr
+    assert warehouse_fingerprint(settings.warehouse) == reference
+    assert ledger_landing_disagreements(settings.warehouse) == []
+    for name in ("attls.html", "index.html"):
+        assert (settings.reports_out / name).stat().st_size > 10_000
+    # No work folder of a killed render is left behind.
+    assert [p.name for p in settings.reports_out.glob(".*render*")] == []
+    again = subprocess.run(
+        [sys.executable, "-m", "mqcap.cli", "run", "--format", "html"],
+        env=killer.env,
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert again.returncode == 0 and "nothing new: warehouse and reports are up to date" in (
+        again.stdout
+    ), again.stdout + again.stderr
+    status = subprocess.run(
+        [sys.executable, "-m", "mqcap.cli", "status"],
+        env=killer.env,
+        cwd=PROJECT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "report attls                  html ok" in status.stdout, status.stdout
+    assert "OK: every check passed, every report is up to date" in status.stdout, status.stdout
+
+    total = sum(hit.values())
+    assert total >= kills_wanted * 0.8, hit
+    # Spread: each of ingest, validation, build and rendering was hit.
+    assert hit.get("ingest") and hit.get("build") and hit.get("render"), hit
+    assert hit.get("landing checks", 0) + hit.get("mart checks", 0) > 0, hit
+    print(f"kill chain: {total} kills {hit} in {chain_s:.0f}s; tables equal: {len(reference)}")
+
+
+def _read_until(proc: subprocess.Popen, marker: str, timeout: float = 600) -> str | None:
+    """Output lines until one contains ``marker`` (returned); None when the run ended first."""
+    deadline = time.monotonic() + timeout
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if marker in line:
+            return line
+        assert time.monotonic() < deadline, f"no {marker!r} within {timeout}s"
+    return None

@@ -15,7 +15,7 @@ by_type as (
         task_type,
         count(distinct task_number) as tasks,
         count(distinct record_time_local) as smf_intervals,
-        sum(request_count) as requests,
+        cast(sum(request_count) as {{ dbt.type_bigint() }}) as requests,
         sum(task_cpu_time_us) as cpu_us,
         sum(task_elapsed_time_us) as elapsed_us,
         sum(interval_duration_us) as task_interval_us,

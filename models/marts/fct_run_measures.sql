@@ -50,6 +50,11 @@ netstat as (
     group by run_key
 ),
 
+-- Distributed MQ (amqsrua, amqsmon): queue manager CPU, log latency and bytes, rates per queue.
+distributed as (
+    select * from {{ ref('int_distributed_measures') }}
+),
+
 measures as (
     select
         run_key,
@@ -190,6 +195,14 @@ measures as (
         'drops' as unit,
         cast(cwnd_drops as {{ dbt.type_float() }}) as measure_value
     from netstat
+    union all
+    select
+        run_key,
+        measure,
+        subject,
+        unit,
+        measure_value
+    from distributed
 )
 
 select

@@ -7,15 +7,17 @@ the run_results.json it writes is read back for a summary and for failures by na
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 
 from mqcap import warehouse
-from mqcap.errors import DataError
+from mqcap.errors import DataError, WarehouseBusyError
+from mqcap.ledger.steps import pipeline_state, record_step
 from mqcap.progress import Progress
 from mqcap.settings import Settings
 
@@ -28,6 +30,7 @@ class BuildResult:
     failures: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0
     log_tail: str = ""
+    docs: Path | None = None  # the dbt docs page, when written
 
     @property
     def ok(self) -> bool:
@@ -54,7 +57,7 @@ def run_dbt(
 ) -> subprocess.CompletedProcess:
     """Run ``dbt <args>`` in the project with mqcap's warehouse; output streamed to progress."""
     progress = progress or Progress()
-    target = settings.warehouse.parent / "target"
+    target = settings.dbt_target
     cmd = [
         *dbt_executable(),
         *args,
@@ -65,7 +68,7 @@ def run_dbt(
         "--target-path",
         str(target),
         "--log-path",
-        str(settings.warehouse.parent / "logs"),
+        str(settings.dbt_logs),
     ]
     proc = subprocess.Popen(
         cmd,
@@ -77,29 +80,57 @@ def run_dbt(
     )
     lines: list[str] = []
     assert proc.stdout is not None
-    for line in proc.stdout:
-        lines.append(line.rstrip())
-        if " OK " in line or " PASS " in line or " ERROR " in line or " FAIL " in line:
-            progress.advance(1, line.split("[")[0].strip()[-50:])
-    proc.wait()
+    try:
+        for line in proc.stdout:
+            lines.append(line.rstrip())
+            if " OK " in line or " PASS " in line or " ERROR " in line or " FAIL " in line:
+                progress.advance(1, line.split("[")[0].strip())
+        proc.wait()
+    except BaseException:  # Ctrl-C: dbt must not keep writing the warehouse after we exit
+        proc.terminate()
+        proc.wait()
+        raise
     return subprocess.CompletedProcess(cmd, proc.returncode, "\n".join(lines), "")
 
 
-BUILT = "built through file "  # pipeline_event message of a build that covered every file
+LOCKED = "could not set lock on file"  # DuckDB's words when another process holds the file
 
 
-def built_through(con) -> int | None:
-    """Newest ledger file_id that a successful complete build covered; None: no such build yet.
+def _dbt_waiting(
+    settings: Settings, args: list[str], progress: Progress
+) -> subprocess.CompletedProcess:
+    """``run_dbt`` once the warehouse is free, like every other step; a lock taken between our
+    check and dbt's own open is retried until ``MQCAP_LOCK_WAIT_S``, then one clear error."""
+    wait_s = float(os.environ.get("MQCAP_LOCK_WAIT_S", "15"))
+    deadline = time.monotonic() + wait_s
+    results = settings.warehouse.parent / "target" / "run_results.json"
+    while True:
+        # Raises WarehouseBusyError with the documented message when the wait runs out.
+        with warehouse.connect(
+            settings.warehouse, wait_s=max(0.0, deadline - time.monotonic()), on_wait=progress.log
+        ):
+            pass
+        results.unlink(missing_ok=True)  # a failed start must not read the last build's results
+        proc = run_dbt(settings, args, progress)
+        if proc.returncode == 0 or LOCKED not in proc.stdout.lower():
+            return proc
+        if time.monotonic() >= deadline:
+            holder = warehouse._busy_holder(proc.stdout)
+            raise WarehouseBusyError(
+                warehouse.BUSY_HELP.format(path=settings.warehouse, holder=holder)
+            )
+        time.sleep(0.5)
 
-    A build killed or failed half-way records nothing, so its marts never look fresh.
-    """
-    row = warehouse.one(
-        con,
-        f"""select max(cast(substr(message, {len(BUILT) + 1}) as bigint))
-            from {warehouse.META}.pipeline_event where command = 'build' and message like ?""",
-        [BUILT + "%"],
-    )
-    return row[0] if row else None
+
+def _failure_line(result: BuildResult, settings: Settings) -> str:
+    """One line: the failed nodes, else dbt's first error line, and where the full log is."""
+    if result.failures:
+        shown = "; ".join(result.failures[:3])
+        more = f" (and {len(result.failures) - 3} more)" if len(result.failures) > 3 else ""
+        return shown + more
+    errors = [ln.strip() for ln in result.log_tail.splitlines() if "error" in ln.lower()]
+    first = errors[0] if errors else f"dbt exited with code {result.returncode}"
+    return f"{first[:300]} (full log: {settings.warehouse.parent / 'logs' / 'dbt.log'})"
 
 
 def build(
@@ -112,37 +143,62 @@ def build(
     """``dbt build`` (models + tests), optionally limited by dbt selectors; raises on failure.
 
     ``complete``: the selection covers everything landed since the last complete build (the
-    pipeline's own selection); a build without ``select`` always does.
+    pipeline's own selection); a build without ``select`` always does. A complete build is
+    recorded in the step ledger (running, then done or failed, with the file ids it covered);
+    any failed build is recorded, so ``mqcap status`` shows it and the next run rebuilds.
 
     Example:
         result = build(Settings.load())
         print(result.summary())
     """
     progress = progress or Progress()
+    full = complete or not select
     # Landing tables must exist before dbt resolves sources, even for formats never dropped.
-    with warehouse.connect(settings.warehouse) as con:
+    with warehouse.connect(settings.warehouse, on_wait=progress.log) as con:
         warehouse.ensure_schema(con)
-        through = con.execute(
-            f"select coalesce(max(file_id), 0) from {warehouse.META}.ingest_ledger"
-        ).fetchall()[0][0]
+        state = pipeline_state(settings, con)
+        covered, inputs = sorted(state.loaded), state.build_inputs()
+        if full:
+            record_step(con, "build", "running", inputs=inputs, covered=covered)
     args = ["build"]
     if select:
         args += ["--select", *select]
     progress.start("dbt build", total=None, unit="nodes")
-    proc = run_dbt(settings, args, progress)
+    proc = _dbt_waiting(settings, args, progress)
     result = _read_results(settings, proc)
     if docs and result.ok:
-        run_dbt(settings, ["docs", "generate"], progress)
-    if not result.ok:
-        detail = "; ".join(result.failures[:10]) or result.log_tail
-        raise DataError(f"dbt build failed: {detail}")
-    if complete or not select:
-        with warehouse.connect(settings.warehouse) as con:
-            con.execute(
-                f"insert into {warehouse.META}.pipeline_event values (?, 'build', ?)",
-                [datetime.now().replace(microsecond=0), f"{BUILT}{through}"],
-            )
+        result.docs = write_dbt_docs(settings, progress)
+    with warehouse.connect(settings.warehouse, on_wait=progress.log) as con:
+        if not result.ok:
+            line = _failure_line(result, settings)
+            record_step(con, "build", "failed", inputs=inputs, covered=covered, detail=line)
+            raise DataError(f"dbt build failed: {line}")
+        if full:
+            record_step(con, "build", "done", inputs=inputs, covered=covered)
     return result
+
+
+def dbt_docs_path(settings: Settings) -> Path:
+    """The dbt docs page of this warehouse: one self-contained file beside the reports."""
+    return settings.reports_out / "dbt-docs.html"
+
+
+def write_dbt_docs(settings: Settings, progress: Progress | None = None) -> Path:
+    """``dbt docs generate --static``: the docs and lineage graph in one HTML file that opens
+    from disk (the plain index.html fetches its JSON and hangs under file://).
+
+    Example:
+        write_dbt_docs(Settings.load())  # data/warehouse.mqcap/reports/dbt-docs.html
+    """
+    proc = run_dbt(settings, ["docs", "generate", "--static"], progress)
+    page = settings.dbt_target / "static_index.html"
+    if proc.returncode != 0 or not page.exists():
+        tail = "\n".join(proc.stdout.splitlines()[-5:])
+        raise DataError(f"dbt docs generate failed: {tail}")
+    out = dbt_docs_path(settings)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(page, out)
+    return out
 
 
 def source_of_tables(settings: Settings) -> dict[str, str]:
@@ -177,7 +233,7 @@ def _read_results(settings: Settings, proc: subprocess.CompletedProcess) -> Buil
     result = BuildResult(
         proc.args, proc.returncode, log_tail="\n".join(proc.stdout.splitlines()[-15:])
     )
-    path = settings.warehouse.parent / "target" / "run_results.json"
+    path = settings.dbt_target / "run_results.json"
     if not path.exists():
         return result
     data = json.loads(path.read_text())

@@ -1,6 +1,7 @@
 """The whole job: ingest -> validate landing -> dbt build -> validate marts -> reports.
 
-``run`` does only what changed: with nothing new it says so and stops in a few seconds.
+``run`` does what the step ledger (``mqcap.ledger.steps``) shows owed: with nothing owed it
+says so and stops at once.
 """
 
 from __future__ import annotations
@@ -9,12 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mqcap import warehouse
-from mqcap.build import BuildResult, build, built_through, selection_for
+from mqcap.build import BuildResult, build, selection_for
 from mqcap.ingest import LEDGER, IngestReport, ingest
+from mqcap.ledger.steps import PipelineState, pipeline_state
 from mqcap.parsers import parser_for_kind
 from mqcap.progress import Progress
-from mqcap.reports import ReportResult, render_reports
-from mqcap.settings import Settings
+from mqcap.reports import FORMATS, ReportResult, render_reports
+from mqcap.settings import Settings, outputs_dir
 from mqcap.validate import ValidationReport, validate
 
 
@@ -27,11 +29,16 @@ class RunResult:
     reports: ReportResult | None = None
     nothing_new: bool = False
     notes: list[str] = field(default_factory=list)
+    # What is still not right after the run (failed checks, unattributed files, reports not
+    # rendered), from the step ledger: one line each.
+    problems: list[str] = field(default_factory=list)
 
     @property
     def data_problems(self) -> bool:
         bad_checks = any(v is not None and not v.ok for v in (self.landing, self.marts))
-        return bool(self.ingest.set_aside) or bad_checks
+        failed_reports = bool(self.reports and self.reports.failed)
+        ingest_problems = self.ingest.set_aside or self.ingest.skipped or self.ingest.unattributed
+        return bool(ingest_problems) or bad_checks or failed_reports or bool(self.problems)
 
     def checks(self) -> tuple[int, int]:
         passed = total = 0
@@ -59,49 +66,30 @@ def warehouse_totals(settings: Settings) -> dict[str, int]:
     return {"runs": runs, "files": files, "rows": rows, "set_aside": set_aside}
 
 
-def _marts_exist(settings: Settings) -> bool:
-    if not settings.warehouse.exists():
-        return False
+def build_selection(state: PipelineState, settings: Settings) -> list[str] | None:
+    """dbt selectors for what changed since the last complete build; None: build everything
+    (no complete build on record, marts missing, or the dbt project itself changed)."""
+    full, ids = state.build_delta()
+    if full:
+        return None
     with warehouse.connect(settings.warehouse, read_only=True) as con:
-        return bool(
-            con.execute(
-                "select 1 from information_schema.tables "
-                "where table_schema = 'marts' and table_name = 'dim_run'"
-            ).fetchall()
-        )
-
-
-def build_backlog(settings: Settings) -> tuple[set[str] | None, list[int]]:
-    """(landing tables, loaded file ids) changed since the last complete build.
-
-    Tables None: no complete build on record (none yet, or every one was killed or failed), so
-    everything is rebuilt. Files landed by an ingest that was killed, or whose build was killed
-    or failed, stay in the backlog until a build covering them succeeds.
-    """
-    with warehouse.connect(settings.warehouse) as con:
-        through = built_through(con)
-        ids = [
-            r[0]
-            for r in con.execute(
-                f"select file_id from {LEDGER} where status = 'loaded' and file_id > ?",
-                [through or 0],
-            ).fetchall()
-        ]
         kinds = con.execute(
             f"""select distinct kind from {LEDGER} where kind is not null
-                and status <> 'set_aside' and path in (
-                    select path from {LEDGER} where file_id > ? and status <> 'set_aside')""",
-            [through or 0],
+                and file_id in (select unnest(?::bigint[]))""",
+            [sorted(ids)],
         ).fetchall()
-    if through is None:
-        return None, ids
     tables: set[str] = set()
     for (kind,) in kinds:
         try:
             tables |= {t.name for t in parser_for_kind(kind).tables}
         except KeyError:
             continue
-    return tables, ids
+    return selection_for(settings, tables)
+
+
+def _state(settings: Settings) -> PipelineState:
+    with warehouse.connect(settings.warehouse, read_only=True) as con:
+        return pipeline_state(settings, con)
 
 
 def run(
@@ -112,57 +100,53 @@ def run(
     reports: bool = True,
     progress: Progress | None = None,
 ) -> RunResult:
-    """Ingest what is new, rebuild, validate and re-render the affected studies.
+    """Ingest what is new, then do every step the step ledger shows owed: landing checks of
+    files not yet checked, the build, the mart checks, and the reports missing or out of date.
+
+    Nothing is assumed done: a step killed or failed last time is done again. With nothing
+    owed it stops at once (``nothing_new``), still listing what is not right (``problems``).
 
     Example:
         result = run(Settings.load())
         print(result.ingest.summary())
     """
     progress = progress or Progress()
+    formats = FORMATS[fmt] if reports else None
     landed = ingest(settings, paths, progress)
     result = RunResult(ingest=landed)
-    backlog, backlog_ids = build_backlog(settings)
-    if not landed.landed and backlog == set() and _marts_exist(settings) and not force:
+    state = _state(settings)
+    if not force and state.up_to_date(formats):
         result.nothing_new = True
+        result.problems = state.problems(formats or ())
         return result
-    new_ids = sorted(set(landed.new_file_ids) | set(backlog_ids))
     if force:  # everything again, landing checks included (the demo reports them all)
         result.landing = validate(settings, "landing", None, progress)
-    else:
-        result.landing = validate(settings, "landing", new_ids, progress) if new_ids else None
-    # First build, --force, or the last one did not complete: everything. Later: only what
-    # depends on the tables changed since the last complete build.
-    select = (
-        None
-        if force or backlog is None or not _marts_exist(settings)
-        else selection_for(settings, landed.changed_tables | backlog)
-    )
-    result.build = build(settings, select=select, progress=progress, complete=True)
-    result.marts = validate(settings, "mart", None, progress)
+    elif pending := state.landing_pending():
+        result.landing = validate(settings, "landing", pending, progress)
+    if force or not state.built():
+        select = None if force else build_selection(state, settings)
+        result.build = build(settings, select=select, progress=progress, complete=True)
+    state = _state(settings)
+    if force or not state.mart_checked():
+        result.marts = validate(settings, "mart", None, progress)
+        state = _state(settings)
     if reports:
-        blocked: dict[str, list[str]] = {}
-        for v in (result.landing, result.marts):
-            for f in v.failures if v else []:
-                for study in f.studies() or {"*"}:
-                    blocked.setdefault(study, []).append(f.message())
-        affected = sorted({o.study for o in landed.landed if o.study}) or None
-        if "*" in blocked:  # a failure that names no run blocks every study
-            star = blocked.pop("*")
-            for study in affected or []:
-                blocked.setdefault(study, []).extend(star)
+        touched = landed.landed + landed.deleted
+        affected = sorted({o.study for o in touched if o.study}) if paths else None
         result.reports = render_reports(
-            settings, affected if affected and paths else None, fmt, blocked, force, progress
+            settings, affected or None, fmt, state.blocked(), force, progress, only_owed=not force
         )
+        state = _state(settings)
+    result.problems = state.problems(formats or ())
     return result
 
 
 def demo_settings(settings: Settings) -> Settings:
     """The demo's own warehouse and raw root: the bundled sample study, apart from user data."""
     root = settings.project_root
+    demo = root / "data" / "demo" / "warehouse.duckdb"
     return settings.with_(
-        raw_root=root / "data" / "sample",
-        warehouse=root / "data" / "demo" / "warehouse.duckdb",
-        reports_out=root / "reports" / "_output",
+        raw_root=root / "data" / "sample", warehouse=demo, reports_out=outputs_dir(demo) / "reports"
     )
 
 

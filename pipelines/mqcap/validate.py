@@ -38,6 +38,8 @@ from pathlib import Path
 import duckdb
 
 from mqcap import warehouse
+from mqcap.ledger.steps import record_checks
+from mqcap.offline import make_offline
 from mqcap.progress import Progress
 from mqcap.settings import Settings
 
@@ -54,7 +56,8 @@ class Failure:
     examples: list[dict]
 
     def runs(self) -> list[str]:
-        return sorted({str(e["run"]) for e in self.examples if e.get("run")})
+        # A row made from several runs (a fit) names them "s/a, s/b".
+        return sorted({r for e in self.examples if e.get("run") for r in str(e["run"]).split(", ")})
 
     def files(self) -> list[str]:
         return sorted({str(e["file"]) for e in self.examples if e.get("file")})
@@ -68,7 +71,11 @@ class Failure:
         for e in self.examples[:3]:
             pos = f" {e['position']}" if e.get("position") else ""
             val = f" (value {e['value']!r})" if "value" in e else ""
-            where.append(f"run {e.get('run') or '?'}, file {e.get('file') or '?'}{pos}{val}")
+            who = [
+                f"run {e['run']}" if e.get("run") else "",
+                f"file {e['file']}" if e.get("file") else "",
+            ]
+            where.append(", ".join(w for w in who if w) + f"{pos}{val}")
         shown = "; ".join(where) or "table level"
         return (
             f"suite {self.suite}: {self.expectation}{col} failed in table {self.table} "
@@ -162,13 +169,55 @@ def _frame(con: duckdb.DuckDBPyConnection, table: str, file_ids: list[int] | Non
             sql += " where t.file_id in (select unnest(?::bigint[]))"
             params = [file_ids]
         return con.execute(sql, params).df()
-    file_col = "t.source_file" if "source_file" in cols else "null"
-    # A mart row without a run (fct_fit) is named by its study, so a failure blocks that study.
-    run_col = "t.run_key" if "run_key" in cols else ("t.study" if "study" in cols else "null")
-    return con.execute(
-        f"""select t.*, {file_col} as _file, {run_col} as _run, {pos} as _position
-            from {schema}."{name}" t"""
-    ).df()
+    return con.execute(_mart_sql(con, schema, name, cols, pos)).df()
+
+
+def _mart_sql(con: duckdb.DuckDBPyConnection, schema: str, name: str, cols: set, pos: str) -> str:
+    """A mart's rows with lineage: the row's own source file, else the raw files of its run
+    (``fct_run_files``), else of its study x configuration's runs (``fct_fit``): a failure
+    always names a run and a file, never ``?``."""
+    have = {
+        r[0]
+        for r in con.execute(
+            "select table_name from information_schema.tables where table_schema = ?", [schema]
+        ).fetchall()
+    }
+    # Up to three raw files of a run, then how many more.
+    files_of_run = (
+        f"""select run_key, study,
+                   array_to_string(list(source_file order by source_file)[1:3], ', ')
+                   || case when count(*) > 3 then ' and ' || (count(*) - 3) || ' more file(s)'
+                      else '' end as files
+            from {schema}.fct_run_files group by run_key, study"""
+        if "fct_run_files" in have
+        else "select null::varchar as run_key, null::varchar as study, null::varchar as files"
+    )
+    own_file = "t.source_file" if "source_file" in cols else "null"
+    fallback = f"'(no single raw file: computed in {schema}.{name})'"
+    if "run_key" in cols:
+        return f"""select t.*, coalesce({own_file}, f.files, {fallback}) as _file,
+                          t.run_key as _run, {pos} as _position
+                   from {schema}."{name}" t left join ({files_of_run}) f using (run_key)"""
+    if "study" in cols and "dim_run" in have:
+        # A row made from several runs (a fit): the runs of its study (and configuration).
+        by = ["study"] + (["configuration"] if "configuration" in cols else [])
+        on = " and ".join(f"g.{c} is not distinct from t.{c}" for c in by)
+        group = ", ".join(f"r.{c}" for c in by)
+        return f"""select t.*, coalesce({own_file}, g.files, {fallback}) as _file,
+                          coalesce(g.runs, t.study) as _run, {pos} as _position
+                   from {schema}."{name}" t left join (
+                       select {group},
+                              array_to_string(list(r.run_key order by r.run_key)[1:3], ', ')
+                              || case when count(*) > 3
+                                 then ' and ' || (count(*) - 3) || ' more run(s)' else '' end
+                                 as runs,
+                              array_to_string(list(f.files order by r.run_key)[1:2], '; ')
+                                 as files
+                       from {schema}.dim_run r left join ({files_of_run}) f using (run_key)
+                       group by {group}) g on {on}"""
+    return f"""select t.*, coalesce({own_file}, {fallback}) as _file, null as _run,
+                      {pos} as _position
+               from {schema}."{name}" t"""
 
 
 def _ledger_by_file(
@@ -282,7 +331,7 @@ def validate(
             result = _run_suite(gx, ctx, source, spec, df, params, ledger)
             result.seconds = time.perf_counter() - started
             report.results.append(result)
-    _store(settings, report)
+    _store(settings, report, scope, file_ids, complete=only is None)
     if docs is None:
         # The pass before dbt leaves its results for the mart pass's Data Docs (same process).
         docs = not (scope == "landing" and file_ids is not None)
@@ -322,6 +371,8 @@ def _data_docs(ctx, settings: Settings) -> None:
         )
         sites[base] = name
     ctx.build_data_docs(site_names=[sites[base]])
+    # GX's pages load their libraries from CDNs; make them open offline.
+    make_offline(base)
 
 
 _SCHEMA = {"landing": "landing.", "mart": "marts.", "all": ""}
@@ -378,6 +429,11 @@ def _plain(value):
     return value.item() if hasattr(value, "item") else value
 
 
+def _text(value) -> str:
+    """A lineage value as text; NULL (None or NaN from pandas) as ''."""
+    return "" if value is None or value != value else str(value)
+
+
 def _run_suite(gx, ctx, source, spec: dict, df, params: dict, ledger=None) -> SuiteResult:
     table = spec["meta"]["mqcap"]["table"]
     first = _gx_run(gx, ctx, source, spec["name"], spec["expectations"], df, params, "BOOLEAN_ONLY")
@@ -418,9 +474,9 @@ def _run_suite(gx, ctx, source, spec: dict, df, params: dict, ledger=None) -> Su
         examples = []
         for item in (res.get("unexpected_index_list") or [])[:20]:
             example = {
-                "file": item.get("_file"),
-                "run": item.get("_run"),
-                "position": item.get("_position"),
+                "file": _text(item.get("_file")) or None,
+                "run": _text(item.get("_run")) or None,
+                "position": _text(item.get("_position")) or None,
             }
             if column and column in item:
                 example["value"] = _plain(item[column])
@@ -431,8 +487,10 @@ def _run_suite(gx, ctx, source, spec: dict, df, params: dict, ledger=None) -> Su
             unexpected = abs(len(df) - int(params.get("ledger_rows", 0)))
         if not examples and res.get("unexpected_index_list") is None:
             # Table-level expectation (row count...): every file and run validated is suspect.
-            pairs = sorted({(str(a), str(b)) for a, b in zip(df["_file"], df["_run"], strict=True)})
-            examples = [{"file": f, "run": r_} for f, r_ in pairs[:5]]
+            pairs = sorted(
+                {(_text(a), _text(b)) for a, b in zip(df["_file"], df["_run"], strict=True)}
+            )
+            examples = [{"file": f or None, "run": r_ or None} for f, r_ in pairs[:5]]
             if res.get("observed_value") is not None:
                 for e in examples:
                     e["value"] = res["observed_value"]
@@ -451,10 +509,18 @@ def _run_suite(gx, ctx, source, spec: dict, df, params: dict, ledger=None) -> Su
     return out
 
 
-def _store(settings: Settings, report: ValidationReport) -> None:
-    """Remember the last result per suite for ``mqcap status`` (written after the read-only pass)."""
+def _store(
+    settings: Settings,
+    report: ValidationReport,
+    scope: str,
+    file_ids: list[int] | None,
+    complete: bool,
+) -> None:
+    """Remember the last result per suite for ``mqcap status`` (written after the read-only
+    pass), and, for a pass over every suite of a scope, that the checks were done (step ledger)."""
     now = datetime.now().replace(microsecond=0)
     with warehouse.connect(settings.warehouse) as con:
+        con.begin()
         for r in report.results:
             con.execute(
                 f"insert into {warehouse.META}.validation_result values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -470,3 +536,11 @@ def _store(settings: Settings, report: ValidationReport) -> None:
                     json.dumps([f.message() for f in r.failures]),
                 ],
             )
+        con.commit()
+        # After the results: a pass killed before this line is simply done again.
+        if complete:
+            for part in ("landing", "mart"):
+                if scope in (part, "all"):
+                    failures = [f for r in report.results if r.scope == part for f in r.failures]
+                    ids = file_ids if part == "landing" else None
+                    record_checks(con, settings, part, failures, ids)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 
-from mqcap.errors import UsageError, WarehouseBusyError
+from mqcap.errors import UsageError, WarehouseBusyError, WarehouseDamagedError
 from mqcap.parsers import all_tables
 from mqcap.parsers.base import Table
 
@@ -69,6 +69,33 @@ create table if not exists {META}.pipeline_event (
 """
 
 
+DAMAGED_HELP = (
+    "the warehouse {path} cannot be read: it is damaged or not a DuckDB file ({why}). The raw "
+    "files are untouched: move it aside (mv {path} {path}.damaged, and its .wal file if any) "
+    "and run `mqcap run` to rebuild it from the raw root."
+)
+# DuckDB's words for a file it cannot read (truncated, overwritten, not a database).
+_DAMAGED = (
+    "not a valid duckdb database",
+    "corrupt database",
+    "could not read enough bytes",
+    "checksum",
+    "failed to load metadata",
+    "invalid wal",
+    "serialization error",
+)
+
+
+def damaged(exc: BaseException) -> bool:
+    """True when a DuckDB error says the file itself is unreadable (not a query error)."""
+    return isinstance(exc, duckdb.Error) and any(w in str(exc).lower() for w in _DAMAGED)
+
+
+def damaged_error(path: Path, exc: BaseException) -> WarehouseDamagedError:
+    why = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+    return WarehouseDamagedError(DAMAGED_HELP.format(path=path, why=why))
+
+
 def one(con: duckdb.DuckDBPyConnection, sql: str, params: list | None = None) -> tuple | None:
     """First row of a query or None; the result is read to the end so the connection is free."""
     rows = con.execute(sql, params or []).fetchall()
@@ -109,9 +136,11 @@ def connect(
         try:
             con = duckdb.connect(str(path), read_only=read_only)
             break
-        except duckdb.IOException as exc:
+        except duckdb.Error as exc:
             text = str(exc)
-            if "lock" not in text.lower():
+            if damaged(exc):
+                raise damaged_error(path, exc) from None
+            if not isinstance(exc, duckdb.IOException) or "lock" not in text.lower():
                 raise
             if time.monotonic() >= deadline:
                 raise WarehouseBusyError(
@@ -123,6 +152,11 @@ def connect(
             time.sleep(0.25)
     try:
         yield con
+    except duckdb.Error as exc:
+        # Damage found only when a block is read (a truncated file opens, its tables do not).
+        if damaged(exc):
+            raise damaged_error(path, exc) from None
+        raise
     finally:
         con.close()
 
@@ -139,6 +173,9 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     """
     con.execute(f"create schema if not exists {LANDING}; create schema if not exists {META};")
     con.execute(LEDGER_DDL)
+    from mqcap.ledger.steps import ensure_steps  # the ledger sits above warehouse
+
+    ensure_steps(con)
     existing: dict[str, set[str]] = {}
     for name, col in con.execute(
         "select table_name, column_name from information_schema.columns where table_schema = ?",

@@ -1,6 +1,10 @@
 -- One row per DISPLAY CHSTATUS snapshot of a capture file.
+-- Second copies of a record (the same file dropped twice) do not count: macros/first_copy.
+-- A snapshot without a time has no identity and always counts.
 with source as (
-    select * from {{ source('chstatus', 'chstatus_snapshot') }}
+    {{ first_copy(source('chstatus', 'chstatus_snapshot'), [
+        'snapshot_time', 'snapshot_clock', 'qmgr', 'form', 'channel_count', 'expected_count'
+    ]) }}
 )
 
 select

@@ -1,6 +1,7 @@
 -- One row per RMF interval, crypto card, function (NULL = card total), key size and scope.
+-- Second copies of a record (the same file dropped twice) do not count: macros/first_copy.
 with source as (
-    select * from {{ source('rmf', 'rmf_crypto') }}
+    {{ first_copy(source('rmf', 'rmf_crypto')) }}
 ),
 
 renamed as (

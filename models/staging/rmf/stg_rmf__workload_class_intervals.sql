@@ -1,6 +1,7 @@
 -- One row per RMF interval and WLM service- or report-class section (and period).
+-- Second copies of a record (the same file dropped twice) do not count: macros/first_copy.
 with source as (
-    select * from {{ source('rmf', 'rmf_workload') }}
+    {{ first_copy(source('rmf', 'rmf_workload')) }}
 ),
 
 renamed as (

@@ -71,6 +71,10 @@ class Table:
     name: str
     columns: dict[str, str]
     description: str = ""
+    # Rows that name their own record (time + system / queue manager): True = every column but
+    # lineage, a tuple = these columns. A row equal to one of an earlier-loaded file is a
+    # second copy of the same record and does not count (mqcap.duplicates, macros/first_copy).
+    identity: bool | tuple[str, ...] = False
 
     def polars_schema(self) -> dict[str, Any]:
         return {c: polars_type(t) for c, t in self.columns.items()}

@@ -58,6 +58,15 @@ CONN = Table(
         "foreign_socket": "VARCHAR",
     },
     "One row per poll x connection block of a z/OS NETSTAT ALL report series.",
+    identity=(
+        "poll_ts",
+        "netstat_release",
+        "stack_name",
+        "client_name",
+        "client_id",
+        "local_socket",
+        "foreign_socket",
+    ),
 )
 PAIR = Table(
     "netstat_pair",

@@ -50,6 +50,7 @@ TABLE = Table(
     },
     "One row per RMF interval, crypto card, function (NULL = card total), key size and scope "
     "(TOTAL, or LPAR / CPC).",
+    identity=True,
 )
 
 BATCH_ROWS = 20000

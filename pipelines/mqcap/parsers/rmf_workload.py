@@ -60,6 +60,7 @@ TABLE = Table(
     },
     "One row per RMF interval and WLM service- or report-class section (and period): "
     "SERVICE TIME seconds and APPL %.",
+    identity=True,
 )
 
 BATCH_ROWS = 20000

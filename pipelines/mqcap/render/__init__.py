@@ -42,6 +42,7 @@ Example:
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Callable, Sequence
@@ -112,6 +113,38 @@ def render_report(
     return _render_own(doc, out_dir, all_params, formats, stem, env, progress)
 
 
+_WORK = re.compile(r"^\..+-render-(\d+)-[^/]+$")
+
+
+def clean_stale_work(out_dir: Path) -> list[Path]:
+    """Remove work folders of renders whose process is gone (killed); returns what went.
+
+    Example:
+        clean_stale_work(Path("reports/_output"))
+    """
+    removed = []
+    for path in out_dir.glob(".*-render-*"):
+        match = _WORK.match(path.name)
+        if not path.is_dir() or not match:
+            continue
+        pid = int(match.group(1))
+        if pid == os.getpid() or _alive(pid):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's live process
+        return True
+    return True
+
+
 def _render_own(
     doc: QmdDocument,
     out_dir: Path,
@@ -133,8 +166,10 @@ def _render_own(
     kernel_env = {**(env or {}), VEGA_BUNDLE_ENV: "document"}
     execute_notebook(nb, doc, env=kernel_env, progress=progress)
     results: dict[str, Path] = {}
-    # Intermediate files live next to the outputs only while rendering, as with Quarto.
-    work = Path(tempfile.mkdtemp(prefix=f".{stem}-render-", dir=out_dir))
+    # Intermediate files live next to the outputs only while rendering, as with Quarto; the
+    # folder names its process, so a render killed outright is cleaned by the next one.
+    clean_stale_work(out_dir)
+    work = Path(tempfile.mkdtemp(prefix=f".{stem}-render-{os.getpid()}-", dir=out_dir))
     try:
         for fmt in formats:
             if progress:
@@ -142,10 +177,15 @@ def _render_own(
             target = "html" if fmt == "html" else "typst"
             conv = to_markdown(nb, doc, target, work / f"{fmt}_files")
             output = (out_dir / f"{stem}.{fmt}").resolve()
+            # Written in the work folder, then moved in one step: a killed render never
+            # leaves a half-written report where a complete one was.
+            partial = work / f"{stem}.partial.{fmt}"
             if fmt == "html":
-                results[fmt] = write_html(doc, conv, work, output)
+                write_html(doc, conv, work, partial)
             else:
-                results[fmt] = write_pdf(doc, conv, work, output)
+                write_pdf(doc, conv, work, partial)
+            os.replace(partial, output)
+            results[fmt] = output
     finally:
         if not os.environ.get("MQCAP_RENDER_KEEP"):
             shutil.rmtree(work, ignore_errors=True)

@@ -64,6 +64,7 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
     pending: dict[str, list[tuple]] = {}
     source = ctx.source_file
     zos = ZosDecoder(ctx)
+    intervals: dict = {}  # last statistics interval per (system, qmgr): see decode_record
     for rec in read_records(ctx):
         data = rec.data
         if zos.wants(data):
@@ -81,7 +82,7 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
             pre = (source, rec.offset, rec.number, None)
             post: tuple = ()
             last = None
-            for item, (name, ident, values) in enumerate(decode_record(data)):
+            for item, (name, ident, values) in enumerate(decode_record(data, intervals)):
                 if ident is not last:
                     last, post = ident, ident.values()
                 table = TABLE_OF[name]

@@ -1,7 +1,8 @@
 """Encoder: landing-style values -> SMF structures, records and dumps (the decoder's inverse).
 
-For tests and scenario generators that need SMF 115/231 (channel initiator statistics) and
-116/10 (channel accounting) input. Driven by the same field tables as the decoder, so any field
+For tests and scenario generators that need SMF 115/231 (channel initiator statistics), 116/10
+(channel accounting), any other 115 statistics record (``record_115``) and the storage-manager
+records 115/5, 6, 7 (``record_115_storage``) as input. Driven by the same field tables as the decoder, so any field
 the decoder reads can be written; fields left out are zero (or blank text).
 
 Example:
@@ -25,10 +26,28 @@ from mqcap.parsers.smf.convert import (
 )
 from mqcap.parsers.smf.decode import INT_KINDS
 from mqcap.parsers.smf.fields import Structure
-from mqcap.parsers.smf.structures import ENUMS, QCCT, QCST, QCTADP, QCTDNS, QCTDSP, QCTSSL
+from mqcap.parsers.smf.structures import (
+    ENUMS,
+    QCCT,
+    QCST,
+    QCTADP,
+    QCTDNS,
+    QCTDSP,
+    QCTSSL,
+    QSGM,
+    QSPH,
+    QSRS,
+)
 
 # (id, eyecatcher) of the structures that carry them.
-EYES = {"QCST": (0xE74A, "QCST"), "QCCT": (0xE741, "QCCT")}
+EYES = {
+    "QCST": (0xE74A, "QCST"),
+    "QCCT": (0xE741, "QCCT"),
+    "QSGM": (0xE20F, "QSGM"),
+    "QSPH": (0xE210, "QSPH"),
+    "QSRS": (0xE20E, "QSRS"),
+}
+STORAGE_SUBTYPES = {5: QSPH, 6: QSGM, 7: QSRS}
 MAX_SEGMENT = 32756  # data bytes per RDW segment
 
 
@@ -44,6 +63,10 @@ class Ident:
     interval_us: int = 0
     # Write older (shorter) structure versions: e.g. {"QCCT": 48} is the MQ 8.0 QCCT.
     lengths: dict[str, int] | None = None
+    # MQ 10 header extension (QWHX): queue-sharing group and the long release, e.g. "A00";
+    # written when ``release`` is set (the header's ``mq_version`` is then "946").
+    qsg: str | None = None
+    release: str | None = None
 
     def length(self, s: Structure) -> int:
         return (self.lengths or {}).get(s.name, s.size)
@@ -75,7 +98,9 @@ def encode_structure(s: Structure, values: dict, length: int | None = None) -> b
             continue  # not in this (older) version of the structure
         v = values.get(f.column)
         kind = f.kind
-        if kind == "text":
+        if kind in ("text", "dspname"):
+            if kind == "dspname" and v is None:
+                continue
             buf[m.offset : m.offset + m.size] = to_ebcdic(v, m.size)
             continue
         if v is None:
@@ -115,27 +140,47 @@ def _header(rtype: int, subtype: int, ident: Ident) -> bytes:
     )
 
 
+def _qwhx(ident: Ident) -> bytes:
+    """The MQ 10 header extension: length, type, QSG name, release (6 characters)."""
+    return (
+        struct.pack(">HBB", 16, 0, 0)
+        + to_ebcdic(ident.qsg, 4)
+        + to_ebcdic(ident.release, 6)
+        + b"\0" * 2
+    )
+
+
 def _qwhs(ident: Ident, sections: int, durn: int) -> bytes:
     start = epoch_us_to_stck(_as_us(ident.interval_start_utc))
     written = epoch_us_to_stck(datetime_to_epoch_us(ident.written_local))
+    # qwhsflag1 bit 0x40: a QWHX follows the QWHS.
+    flag1 = 0x40 if ident.release else 0
     return (
         struct.pack(">HBBHBB", 52, 1, 0x1A, 1, sections, 0x10)
         + b"\0" * 4
         + to_ebcdic(ident.qmgr, 4)
         + struct.pack(">Q", written)
-        + b"\0" * 12
+        + b"\0" * 8
+        + bytes([flag1])
+        + b"\0" * 3
         + struct.pack(">QQ", start, durn)
+        + (_qwhx(ident) if ident.release else b"")
     )
 
 
 def _record(
-    rtype: int, subtype: int, ident: Ident, durn: int, sections: list[tuple[bytes, int, int]]
+    rtype: int,
+    subtype: int,
+    ident: Ident,
+    durn: int,
+    sections: list[tuple[bytes, int, int]],
+    qwhs: bytes | None = None,
 ) -> bytes:
     """Header, triplets (QWHS first), then the QWHS and the data sections."""
     ntrip = len(sections) + 1
     head = _header(rtype, subtype, ident)
     pos = len(head) + 8 * ntrip + 4  # offsets count the RDW
-    qwhs = _qwhs(ident, ntrip, durn)
+    qwhs = _qwhs(ident, ntrip, durn) if qwhs is None else qwhs
     triplets = [struct.pack(">IHH", pos, len(qwhs), 1)]
     pos += len(qwhs)
     body = [qwhs]
@@ -170,6 +215,42 @@ def record_115_231(
         ]
         sections.append((b"".join(data), s.size, len(data)))
     return _record(115, 231, ident, ident.interval_us * 4096, sections)
+
+
+def record_115(
+    ident: Ident, subtype: int, sections: dict[int, tuple[Structure, list[dict]]]
+) -> bytes:
+    """An SMF 115 statistics record (no RDW) with a full QWHS (interval start and duration);
+    ``sections`` maps a triplet number (``records.DISPATCH_115``) to a structure and its rows.
+
+    Example:
+        record_115(ident, 2, {4: (STRUCTURES["QLST"], [{"get_lock_requests": 5}])})
+    """
+    out = []
+    for i in range(1, max(sections, default=0) + 1):
+        s, rows = sections.get(i, (None, []))
+        if s is None:
+            out.append((b"", 0, 0))
+            continue
+        ln = ident.length(s)
+        data = [encode_structure(s, r, ln) for r in rows]
+        out.append((b"".join(data), ln, len(data)))
+    return _record(115, subtype, ident, ident.interval_us, out)
+
+
+def record_115_storage(ident: Ident, subtype: int, rows: Iterable[dict]) -> bytes:
+    """A storage-manager record (115 subtype 5 QSPH, 6 QSGM, 7 QSRS; no RDW).
+
+    These records have no QWHS: their first section is a 4-byte header whose length halfword
+    is 1, followed by the QWHX when ``ident.release`` is set (MQ 10); without a release the
+    section is the bare 4 bytes (its triplet length 4, as before MQ 10). The interval is not in
+    the record: readers take it from the statistics record before it.
+    """
+    s = STORAGE_SUBTYPES[subtype]
+    ln = ident.length(s)
+    data = [encode_structure(s, r, ln) for r in rows]
+    head = struct.pack(">HH", 1, 0) + (_qwhx(ident) if ident.release else b"")
+    return _record(115, subtype, ident, 0, [(b"".join(data), ln, len(data))], qwhs=head)
 
 
 def with_rdw(record: bytes) -> bytes:

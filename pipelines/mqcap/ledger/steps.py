@@ -1,0 +1,558 @@
+"""The step ledger: which pipeline step completed, for which study, from which inputs.
+
+One table, ``meta.pipeline_step``, written in the warehouse next to the data it describes, one
+short transaction per step event (so a step's record commits or not at all). Rows per step:
+
+- ``landing_checks`` (study ``*``): the ledger file ids whose landing rows were validated and
+  the failures still standing (each with its files and studies);
+- ``build`` (study ``*``): a ``dbt build`` that ran (``running``), completed (``done``) or
+  failed (``failed``), with the loaded file ids it covered and a fingerprint of its inputs
+  (those ids + the dbt project's files);
+- ``mart_checks`` (study ``*``): the mart suites run on that build, their failures by study;
+- ``report`` (study x format, and ``_overview`` x html): a render started (``running``),
+  finished (``done``, with the output's size and mtime) or failed, and the inputs it was made
+  from (the study's files, the dbt project, the report sources, the failed checks it lists).
+
+"Up to date" (:class:`PipelineState`) is computed from these rows, the ingest ledger and the
+outputs on disk, never assumed: a step that was killed left ``running`` (or nothing), a
+report file deleted or changed after its render no longer counts, and each is redone by the
+next ``mqcap run``. Rows are append-only per key; older rows are pruned, keeping the newest and
+the newest ``done`` one (incremental builds need the last complete build's file ids).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import duckdb
+
+from mqcap.settings import Settings
+
+STEPS = "meta.pipeline_step"
+LEDGER = "meta.ingest_ledger"
+ALL = "*"  # study of steps that cover the whole warehouse
+OVERVIEW = "_overview"  # the index report's "study"
+
+STEPS_DDL = f"""
+create sequence if not exists meta.pipeline_step_seq start 1;
+create table if not exists {STEPS} (
+    event_id bigint not null,       -- order of the events (newest = highest)
+    step varchar not null,          -- landing_checks | build | mart_checks | report
+    study varchar not null,         -- a study, or '*' for the whole warehouse
+    part varchar not null,          -- report format (html, pdf); '' for other steps
+    status varchar not null,        -- running | done | failed
+    inputs varchar,                 -- fingerprint of what the step was made from
+    covered bigint[],               -- ledger file_ids covered (build, landing_checks)
+    detail varchar,                 -- JSON: failures, or the error of a failed step
+    output varchar,                 -- report file written
+    output_bytes bigint,
+    output_mtime_ns bigint,
+    started_at timestamp not null,
+    finished_at timestamp
+);
+"""
+
+# A build recorded by earlier versions as a pipeline_event message.
+_OLD_BUILT = "built through file "
+_MIGRATED = "migrated: built by an earlier mqcap"
+
+
+def _now() -> datetime:
+    return datetime.now().replace(microsecond=0)
+
+
+def _table_exists(con: duckdb.DuckDBPyConnection, schema: str, name: str) -> bool:
+    return bool(
+        con.execute(
+            "select 1 from information_schema.tables where table_schema = ? and table_name = ?",
+            [schema, name],
+        ).fetchall()
+    )
+
+
+def _old_build(con: duckdb.DuckDBPyConnection) -> tuple | None:
+    """The last complete build an earlier mqcap recorded (pipeline_event), as a step row."""
+    if not _table_exists(con, "meta", "pipeline_event"):
+        return None
+    through = con.execute(
+        f"""select max(cast(substr(message, {len(_OLD_BUILT) + 1}) as bigint)),
+                   max(event_at)
+            from meta.pipeline_event where command = 'build' and message like ?""",
+        [_OLD_BUILT + "%"],
+    ).fetchall()[0]
+    if through[0] is None:
+        return None
+    ids = [
+        r[0]
+        for r in con.execute(
+            f"select file_id from {LEDGER} where status = 'loaded' and file_id <= ? order by 1",
+            [through[0]],
+        ).fetchall()
+    ]
+    # The dbt project that built it is unknown: the inputs never match, so the first run after
+    # the upgrade rebuilds everything once (and then knows).
+    return (
+        0,
+        "build",
+        ALL,
+        "",
+        "done",
+        _MIGRATED,
+        ids,
+        None,
+        None,
+        None,
+        None,
+        through[1],
+        through[1],
+    )
+
+
+def ensure_steps(con: duckdb.DuckDBPyConnection) -> None:
+    """Create ``meta.pipeline_step``; carry over a build recorded the old way (pipeline_event).
+
+    Example:
+        with warehouse.connect(settings.warehouse) as con:
+            ensure_steps(con)
+    """
+    con.execute("create schema if not exists meta")
+    if _table_exists(con, "meta", "pipeline_step"):
+        return
+    con.begin()
+    con.execute(STEPS_DDL)
+    old = _old_build(con) if _table_exists(con, "meta", "ingest_ledger") else None
+    if old is not None:
+        con.execute(f"insert into {STEPS} values ({', '.join('?' * 13)})", list(old))
+    con.commit()
+
+
+def record_step(
+    con: duckdb.DuckDBPyConnection,
+    step: str,
+    status: str,
+    *,
+    study: str = ALL,
+    part: str = "",
+    inputs: str | None = None,
+    covered: list[int] | None = None,
+    detail: object = None,
+    output: Path | None = None,
+    started_at: datetime | None = None,
+) -> None:
+    """Record one step event in its own transaction; prune older rows of the same key.
+
+    Example:
+        record_step(con, "report", "done", study="attls", part="html", inputs=fp, output=path)
+    """
+    ensure_steps(con)
+    size = mtime = None
+    if output is not None and output.exists():
+        st = output.stat()
+        size, mtime = st.st_size, st.st_mtime_ns
+    now = _now()
+    con.begin()
+    con.execute(
+        f"insert into {STEPS} values (nextval('meta.pipeline_step_seq'), {', '.join('?' * 12)})",
+        [
+            step,
+            study,
+            part,
+            status,
+            inputs,
+            covered,
+            None if detail is None else json.dumps(detail),
+            None if output is None else str(output),
+            size,
+            mtime,
+            started_at or now,
+            None if status == "running" else now,
+        ],
+    )
+    # Keep the newest row and the newest 'done' row of this key.
+    con.execute(
+        f"""delete from {STEPS} where step = ? and study = ? and part = ?
+            and event_id < (select max(event_id) from {STEPS}
+                            where step = ? and study = ? and part = ?)
+            and event_id is distinct from (
+                select max(event_id) from {STEPS}
+                where step = ? and study = ? and part = ? and status = 'done')""",
+        [step, study, part] * 3,
+    )
+    con.commit()
+
+
+# ----------------------------------------------------------------------------- fingerprints
+def _hash(*parts: object) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(json.dumps(p, sort_keys=True, default=str).encode())
+        h.update(b"\0")
+    return h.hexdigest()[:32]
+
+
+def files_fingerprint(root: Path, patterns: tuple[str, ...]) -> str:
+    """sha256 over the names and contents of the files matching ``patterns`` under ``root``."""
+    h = hashlib.sha256()
+    for pattern in patterns:
+        for path in sorted(root.glob(pattern)):
+            if path.is_file():
+                h.update(path.relative_to(root).as_posix().encode() + b"\0")
+                h.update(path.read_bytes())
+    return h.hexdigest()[:32]
+
+
+def dbt_fingerprint(settings: Settings) -> str:
+    """The dbt project's own files: a change (an upgrade, an edited model) rebuilds all."""
+    return files_fingerprint(
+        settings.project_root,
+        ("dbt_project.yml", "models/**/*", "macros/**/*", "seeds/**/*"),
+    )
+
+
+def suites_fingerprint(settings: Settings, scope: str) -> str:
+    prefix = {"landing": "landing.", "mart": "marts."}[scope]
+    return files_fingerprint(settings.expectations_dir, (f"{prefix}*.json",))
+
+
+def reports_fingerprint(settings: Settings) -> str:
+    return files_fingerprint(settings.reports_src, ("*.qmd", "_quarto.yml"))
+
+
+# ----------------------------------------------------------------------------- state
+@dataclass
+class StepRow:
+    event_id: int
+    step: str
+    study: str
+    part: str
+    status: str
+    inputs: str | None
+    covered: list[int] | None
+    detail: object
+    output: str | None
+    output_bytes: int | None
+    output_mtime_ns: int | None
+    started_at: datetime
+    finished_at: datetime | None
+
+    @classmethod
+    def of(cls, row: tuple) -> StepRow:
+        r = list(row)
+        r[7] = json.loads(r[7]) if r[7] else None
+        return cls(*r)
+
+
+@dataclass
+class PipelineState:
+    """What is done and what is owed, computed from the ledgers and the outputs on disk.
+
+    Example:
+        state = pipeline_state(settings)
+        state.up_to_date(("html", "pdf"))  # False when a report is missing
+    """
+
+    settings: Settings
+    loaded: dict[int, str | None]  # loaded file_id -> study (None outside run folders)
+    rows: dict[tuple[str, str, str], list[StepRow]]  # key -> rows, newest first
+    studies: list[str]  # studies with runs in the marts (empty before a build)
+    marts_exist: bool
+    unattributed: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
+    _fp: dict[str, str] = field(default_factory=dict)
+
+    # -- raw rows -----------------------------------------------------------------------------
+    def latest(self, step: str, study: str = ALL, part: str = "") -> StepRow | None:
+        rows = self.rows.get((step, study, part))
+        return rows[0] if rows else None
+
+    def last_done(self, step: str, study: str = ALL, part: str = "") -> StepRow | None:
+        return next((r for r in self.rows.get((step, study, part), []) if r.status == "done"), None)
+
+    def _fingerprint(self, name: str) -> str:
+        if name not in self._fp:
+            s = self.settings
+            self._fp[name] = {
+                "dbt": lambda: dbt_fingerprint(s),
+                "landing": lambda: suites_fingerprint(s, "landing"),
+                "mart": lambda: suites_fingerprint(s, "mart"),
+                "reports": lambda: reports_fingerprint(s),
+            }[name]()
+        return self._fp[name]
+
+    # -- landing checks -----------------------------------------------------------------------
+    def landing_pending(self) -> list[int]:
+        """Loaded files whose landing rows were not validated (by the current suites)."""
+        row = self.last_done("landing_checks")
+        if row is None or row.inputs != self._fingerprint("landing"):
+            return sorted(self.loaded)
+        return sorted(set(self.loaded) - set(row.covered or []))
+
+    def landing_failures(self) -> list[dict]:
+        """Landing failures still standing: their files are still loaded (or unknown)."""
+        row = self.last_done("landing_checks")
+        if row is None or row.inputs != self._fingerprint("landing"):
+            return []
+        return [
+            f
+            for f in row.detail or []
+            if not f.get("file_ids") or any(i in self.loaded for i in f["file_ids"])
+        ]
+
+    # -- build -------------------------------------------------------------------------------
+    def build_inputs(self) -> str:
+        return _hash("build", self._fingerprint("dbt"), sorted(self.loaded))
+
+    def built(self) -> bool:
+        row = self.latest("build")
+        return (
+            self.marts_exist
+            and row is not None
+            and row.status == "done"
+            and row.inputs == self.build_inputs()
+        )
+
+    def build_failure(self) -> str | None:
+        row = self.latest("build")
+        if row is not None and row.status == "failed":
+            return str(row.detail or "dbt build failed")
+        return None
+
+    def build_interrupted(self) -> bool:
+        row = self.latest("build")
+        return row is not None and row.status == "running"
+
+    def build_delta(self) -> tuple[bool, set[int]]:
+        """(full build needed, file ids added or removed since the last complete build)."""
+        row = self.last_done("build")
+        if row is None or not self.marts_exist:
+            return True, set()
+        full = row.inputs != _hash("build", self._fingerprint("dbt"), sorted(row.covered or []))
+        return full, set(self.loaded) ^ set(row.covered or [])
+
+    # -- mart checks --------------------------------------------------------------------------
+    def mart_checked(self) -> bool:
+        row = self.latest("mart_checks")
+        return (
+            self.built()
+            and row is not None
+            and row.status == "done"
+            and row.inputs == self.mart_inputs()
+        )
+
+    def mart_inputs(self) -> str:
+        return _hash("mart", self.build_inputs(), self._fingerprint("mart"))
+
+    def mart_failures(self) -> list[dict]:
+        row = self.latest("mart_checks")
+        return (row.detail or []) if row is not None and row.status == "done" else []
+
+    # -- blocking ----------------------------------------------------------------------------
+    def blocked(self) -> dict[str, list[str]]:
+        """Study -> failed checks naming it; a failure naming no study blocks every study."""
+        out: dict[str, list[str]] = {}
+        for f in [*self.landing_failures(), *self.mart_failures()]:
+            for study in f.get("studies") or self.studies:
+                out.setdefault(study, []).append(f["message"])
+        return out
+
+    # -- reports -----------------------------------------------------------------------------
+    def study_files(self, study: str) -> list[int]:
+        """The loaded files a study's marts can come from: its own and those outside runs."""
+        return sorted(i for i, s in self.loaded.items() if s == study or s is None)
+
+    def report_inputs(self, study: str, fmt: str, failed: list[str] | None = None) -> str:
+        files = sorted(self.loaded) if study == OVERVIEW else self.study_files(study)
+        extra = self.studies if study == OVERVIEW else sorted(failed or [])
+        return _hash(
+            "report",
+            study,
+            fmt,
+            self._fingerprint("dbt"),
+            self._fingerprint("reports"),
+            files,
+            extra,
+        )
+
+    def report_state(self, study: str, fmt: str) -> str:
+        """ok | blocked | missing | interrupted | failed | stale (output changed or inputs)."""
+        row = self.latest("report", study, fmt)
+        failed = self.blocked().get(study, []) if study != OVERVIEW else []
+        if row is None:
+            return "blocked" if failed else "missing"
+        if row.status == "running":
+            return "interrupted"
+        if row.status == "failed":
+            return "failed"
+        if row.inputs not in (
+            self.report_inputs(study, fmt),
+            self.report_inputs(study, fmt, failed),
+        ):
+            return "blocked" if failed else "stale"
+        out = Path(row.output) if row.output else None
+        if out is None or not out.is_file():
+            return "blocked" if failed else "missing"
+        st = out.stat()
+        if (st.st_size, st.st_mtime_ns) != (row.output_bytes, row.output_mtime_ns):
+            return "stale"
+        return "ok"
+
+    def reports_owed(self, formats: tuple[str, ...]) -> list[tuple[str, str]]:
+        """(study, format) whose report must be rendered (blocked studies are not owed)."""
+        if not formats:
+            return []
+        owed = [
+            (study, fmt)
+            for study in self.studies
+            for fmt in formats
+            if self.report_state(study, fmt) not in ("ok", "blocked")
+        ]
+        if self.studies and self.report_state(OVERVIEW, "html") != "ok":
+            owed.append((OVERVIEW, "html"))
+        return owed
+
+    # -- verdict -----------------------------------------------------------------------------
+    def up_to_date(self, formats: tuple[str, ...] | None) -> bool:
+        """Every step complete for the current inputs, and (``formats``) every report on disk."""
+        if self.landing_pending() or not self.built() or not self.mart_checked():
+            return False
+        return formats is None or not self.reports_owed(formats)
+
+    def problems(self, formats: tuple[str, ...] = ("html", "pdf")) -> list[str]:
+        """One line per thing that is not right, for ``mqcap status`` and ``mqcap run``."""
+        out = []
+        if failure := self.build_failure():
+            out.append(f"dbt build failed: {failure}")
+        elif self.build_interrupted():
+            out.append("the last dbt build did not finish (interrupted): `mqcap run` redoes it")
+        elif self.loaded and not self.built():
+            out.append("the marts are not built from every loaded file: `mqcap run` builds them")
+        pending = self.landing_pending()
+        if pending:
+            out.append(f"{len(pending)} loaded file(s) not validated yet: `mqcap run` checks them")
+        if self.built() and not self.mart_checked():
+            out.append("the marts of the last build are not validated yet: `mqcap run` does it")
+        for study, failed in sorted(self.blocked().items()):
+            out.append(
+                f"study {study}: {len(failed)} failed check(s), report not rendered: {failed[0]}"
+            )
+        if self.built():
+            for study, fmt in self.reports_owed(formats):
+                name = "overview index" if study == OVERVIEW else f"{study}"
+                state = self.report_state(study, fmt)
+                out.append(f"report {name} ({fmt}) {state}: `mqcap run` renders it")
+        for path, why in self.unattributed:
+            out.append(f"loaded but reaches no run: {path}: {why}")
+        return out
+
+
+def pipeline_state(
+    settings: Settings, con: duckdb.DuckDBPyConnection | None = None
+) -> PipelineState:
+    """Read the state (a read-only connection is enough; a missing table is an empty ledger).
+
+    Example:
+        with warehouse.connect(settings.warehouse, read_only=True) as con:
+            print(pipeline_state(settings, con).problems())
+    """
+    if con is None:
+        from mqcap import warehouse
+
+        with warehouse.connect(settings.warehouse, read_only=True) as c:
+            return pipeline_state(settings, c)
+    loaded: dict[int, str | None] = {}
+    unattributed: list[tuple[str, str]] = []
+    if _table_exists(con, "meta", "ingest_ledger"):
+        loaded = dict(
+            con.execute(f"select file_id, study from {LEDGER} where status = 'loaded'").fetchall()
+        )
+        cols = {
+            r[0]
+            for r in con.execute(
+                "select column_name from information_schema.columns "
+                "where table_schema = 'meta' and table_name = 'ingest_ledger'"
+            ).fetchall()
+        }
+        if "attribution" in cols:  # an older warehouse has no attribution yet
+            from mqcap.ledger.files import unattributed as unattributed_files
+
+            unattributed = unattributed_files(con)
+    rows: dict[tuple[str, str, str], list[StepRow]] = {}
+    if _table_exists(con, "meta", "pipeline_step"):
+        raw = con.execute(f"select * from {STEPS} order by event_id desc").fetchall()
+    else:  # an old warehouse opened read-only: what the migration would carry over
+        old = _old_build(con) if loaded else None
+        raw = [old] if old else []
+    for r in raw:
+        row = StepRow.of(r)
+        rows.setdefault((row.step, row.study, row.part), []).append(row)
+    marts_exist = _table_exists(con, "marts", "dim_run")
+    studies = (
+        [
+            r[0]
+            for r in con.execute("select distinct study from marts.dim_run order by 1").fetchall()
+        ]
+        if marts_exist
+        else []
+    )
+    return PipelineState(settings, loaded, rows, studies, marts_exist, unattributed)
+
+
+# ----------------------------------------------------------------------------- check records
+def record_checks(
+    con: duckdb.DuckDBPyConnection,
+    settings: Settings,
+    scope: str,
+    failures: list,
+    validated_ids: list[int] | None = None,
+) -> None:
+    """Record a completed validation pass (``scope`` landing or mart) and its failures.
+
+    Landing: ``validated_ids`` are the files whose rows were checked (None: every loaded
+    file); the failures of files not re-checked stay standing while those files are loaded.
+    Each failure (a ``validate.Failure``) is kept as its message, studies and file ids.
+
+    Example:
+        record_checks(con, settings, "mart", report.failures)
+    """
+    state = pipeline_state(settings, con)
+    if scope == "mart":
+        detail = [{"message": f.message(), "studies": sorted(f.studies())} for f in failures]
+        record_step(con, "mart_checks", "done", inputs=state.mart_inputs(), detail=detail)
+        return
+    ids_of = dict(
+        con.execute(
+            f"select path, max(file_id) from {LEDGER} where status = 'loaded' group by path"
+        ).fetchall()
+    )
+    checked = set(state.loaded if validated_ids is None else validated_ids)
+    prev = state.last_done("landing_checks")
+    fingerprint = state._fingerprint("landing")
+    covered = set(checked)
+    kept: list[dict] = []
+    if validated_ids is not None and prev is not None and prev.inputs == fingerprint:
+        covered |= set(prev.covered or []) & set(state.loaded)
+        kept = [
+            f
+            for f in prev.detail or []
+            if f.get("file_ids")
+            and any(i in state.loaded and i not in checked for i in f["file_ids"])
+        ]
+    new = [
+        {
+            "message": f.message(),
+            "studies": sorted(f.studies()),
+            "file_ids": sorted({ids_of[p] for p in f.files() if p in ids_of}),
+        }
+        for f in failures
+    ]
+    record_step(
+        con,
+        "landing_checks",
+        "done",
+        inputs=fingerprint,
+        covered=sorted(covered),
+        detail=kept + new,
+    )
