@@ -399,3 +399,24 @@ def test_findings_sentences_of_the_new_studies(marts):
         "select kind, count(*) from marts.fct_findings where study = 'threadsweep' group by 1"
     )
     assert sorted(kinds) == [("latency_change", 1), ("max_rate_change", 1), ("saturation", 2)]
+
+
+def test_fit_labels_name_what_tells_a_configurations_fits_apart(marts):
+    # attls: each configuration is fitted once per cipher; the cipher names the line.
+    assert marts(
+        """select configuration, fit_label from marts.fct_fit
+           where study = 'attls' and x_name = 'message_bytes' and measure = 'cpu_us_per_txn'
+             and subject = 'TOTAL' order by 1, 2"""
+    ) == [
+        ("MQ + AT-TLS", "TLS_AES_256_GCM_SHA384"),
+        ("MQ + AT-TLS", "TLS_CHACHA20_POLY1305_SHA256"),
+        ("MQ + AT-TLS", "TLS_RSA_WITH_AES_256_CBC_SHA"),
+        ("MQ + System SSL", "TLS_AES_256_GCM_SHA384"),
+        ("MQ + System SSL", "TLS_CHACHA20_POLY1305_SHA256"),
+        ("MQ + System SSL", "TLS_RSA_WITH_AES_256_CBC_SHA256"),
+    ]
+    assert marts(
+        """select count(*) filter (where is_message_workload),
+                  count(*) filter (where not is_message_workload)
+           from marts.dim_run where study = 'attls'"""
+    ) == [(30, 14)]
