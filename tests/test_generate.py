@@ -31,6 +31,8 @@ KIND_BY_NAME = {
     "chstatus.txt": "chstatus",
     "netstat.txt": "netstat",
     "mqsmf.bin": "smf_mq",
+    "study.yaml": "study",
+    "cph.out": "driver_cph",
 }
 
 
@@ -95,14 +97,17 @@ def test_every_generated_file_is_recognised_as_its_kind_and_parses(fresh):
         result = parse_file(parser, path)
         assert sum(df.height for df in result.tables.values()) > 0, path
         seen[parser.kind] = seen.get(parser.kind, 0) + 1
+    # attls + keysize + protection (82 runs), streaming (9), threadsweep (320, mq-cph output)
     assert seen == {
-        "manifest": 82,
-        "driver_csv": 82,
-        "rmf_workload": 82,
+        "manifest": 411,
+        "study": 2,
+        "driver_csv": 91,
+        "driver_cph": 320,
+        "rmf_workload": 91,
         "rmf_crypto": 26,
-        "chstatus": 34,
+        "chstatus": 43,
         "netstat": 10,
-        "smf_mq": 34,
+        "smf_mq": 43,
     }
 
 

@@ -5,5 +5,7 @@
 select
     *,
     interval_start as interval_start_local,
-    interval_end as interval_end_local
+    interval_end as interval_end_local,
+    -- Runs that move messages (a channel start's "rate" is channels, not messages).
+    workload_type in ('request_reply', 'streaming', 'put_get', 'other') as is_message_workload
 from {{ ref('int_runs') }}

@@ -26,7 +26,8 @@ select
     tasks.cpu_us_per_request,
     tasks.wait_us_per_request,
     tasks.elapsed_us_per_request,
-    tasks.busy_pct
+    tasks.busy_pct,
+    tasks.source_file
 from tasks
 inner join runs on tasks.run_key = runs.run_key
 where tasks.requests > 0

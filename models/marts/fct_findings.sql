@@ -1,8 +1,9 @@
 -- One row per study x finding: what a reader should know first, as a sentence with its numbers
 -- (all computed here from the marts), ranked by size and certainty. Kinds, in report order:
---   max_rate_change      thread sweeps: the largest % change of maximum throughput against the
---                        baseline configuration (fct_sweep_summary), and
---   latency_change       the largest % change of single-thread round trip;
+--   max_rate_change      thread sweeps, per configuration: the mean, lowest and highest % change
+--                        of maximum throughput against the baseline configuration over the
+--                        series (fct_sweep_summary), and the series with the largest change;
+--   latency_change       the same for the single-thread round trip;
 --   target_not_sustained a run achieving less than the sustained threshold of its target rate
 --                        (fct_rate_target), with its XQTIME p95;
 --   largest_change       per measure (rate, round trip, CPU per transaction in total, XQTIME
@@ -40,42 +41,54 @@ runs as (
     select * from {{ ref('int_runs') }}
 ),
 
-sweep_changes as (
+sweep_by_config as (
+    -- Per non-baseline configuration: the spread of its % changes over the sweep series and
+    -- the series with the largest change (ties: the first series key).
     select
-        *,
-        row_number() over (
-            partition by study order by abs(max_rate_pct_change) desc, series_key
-        ) as rate_pick,
-        row_number() over (
-            partition by study
-            order by abs(single_thread_round_trip_pct_change) desc nulls last, series_key
-        ) as latency_pick
+        study,
+        configuration,
+        max(baseline_configuration) as baseline_configuration,
+        count(max_rate_pct_change) as rate_series,
+        min(max_rate_pct_change) as rate_pct_low,
+        max(max_rate_pct_change) as rate_pct_high,
+        avg(max_rate_pct_change) as rate_pct_mean,
+        arg_max(series_key, abs(max_rate_pct_change)) as rate_series_key,
+        count(single_thread_round_trip_pct_change) as latency_series,
+        min(single_thread_round_trip_pct_change) as latency_pct_low,
+        max(single_thread_round_trip_pct_change) as latency_pct_high,
+        avg(single_thread_round_trip_pct_change) as latency_pct_mean
     from sweep
     where not is_baseline
+    group by study, configuration
 ),
 
 max_rate_change as (
     select
-        study,
+        sweep_by_config.study,
         'max_rate_change' as kind,
         1 as kind_order,
-        'Maximum throughput of ' || configuration || ' at ' || {{ size_text('message_bytes') }}
-        || {{ where_text('scenario', 'hardware_model') }} || ': '
-        || {{ num_text('max_rate_per_s') }} || '/s with '
-        || cast(threads_at_max as varchar) || ' threads, '
-        || {{ pct_text('max_rate_pct_change') }} || ' against ' || baseline_configuration
-        || ' (' || {{ num_text('baseline_max_rate_per_s') }} || '/s with '
-        || cast(baseline_threads_at_max as varchar) || ' threads).' as sentence,
-        max_rate_pct_change as value,
+        'Maximum throughput of ' || sweep_by_config.configuration || ' against '
+        || sweep_by_config.baseline_configuration || ': '
+        || {{ pct_text('sweep_by_config.rate_pct_mean') }} || ' on average over '
+        || cast(sweep_by_config.rate_series as varchar) || ' series (from '
+        || {{ pct_text('sweep_by_config.rate_pct_low') }} || ' to '
+        || {{ pct_text('sweep_by_config.rate_pct_high') }} || '); at '
+        || {{ size_text('top.message_bytes') }} || {{ where_text('top.scenario', 'top.hardware_model') }}
+        || ' ' || {{ num_text('top.max_rate_per_s') }} || '/s with '
+        || cast(top.threads_at_max as varchar) || ' threads against '
+        || {{ num_text('top.baseline_max_rate_per_s') }} || '/s with '
+        || cast(top.baseline_threads_at_max as varchar) || ' threads.' as sentence,
+        sweep_by_config.rate_pct_mean as value,
         'percent' as unit,
-        abs(max_rate_pct_change) as magnitude,
+        abs(sweep_by_config.rate_pct_mean) as magnitude,
         1.0 as certainty,
         'sec-thread-sweep' as section_anchor,
-        configuration,
+        sweep_by_config.configuration,
         'max_rate_per_s' as measure,
-        series_key as subject
-    from sweep_changes
-    where rate_pick = 1 and max_rate_pct_change is not null
+        sweep_by_config.configuration as subject
+    from sweep_by_config
+    inner join sweep as top on sweep_by_config.rate_series_key = top.series_key
+    where sweep_by_config.rate_series > 0
 ),
 
 latency_change as (
@@ -83,22 +96,21 @@ latency_change as (
         study,
         'latency_change' as kind,
         2 as kind_order,
-        'Single-thread round trip of ' || configuration || ' at '
-        || {{ size_text('message_bytes') }} || {{ where_text('scenario', 'hardware_model') }}
-        || ': ' || {{ num_text('single_thread_round_trip_us') }} || ' µs, '
-        || {{ pct_text('single_thread_round_trip_pct_change') }} || ' against '
-        || baseline_configuration || ' ('
-        || {{ num_text('baseline_single_thread_round_trip_us') }} || ' µs).' as sentence,
-        single_thread_round_trip_pct_change as value,
+        'Single-thread round trip of ' || configuration || ' against '
+        || baseline_configuration || ': ' || {{ pct_text('latency_pct_mean') }}
+        || ' on average over ' || cast(latency_series as varchar) || ' series (from '
+        || {{ pct_text('latency_pct_low') }} || ' to '
+        || {{ pct_text('latency_pct_high') }} || ').' as sentence,
+        latency_pct_mean as value,
         'percent' as unit,
-        abs(single_thread_round_trip_pct_change) as magnitude,
+        abs(latency_pct_mean) as magnitude,
         1.0 as certainty,
         'sec-thread-sweep' as section_anchor,
         configuration,
         'single_thread_round_trip_us' as measure,
-        series_key as subject
-    from sweep_changes
-    where latency_pick = 1 and single_thread_round_trip_pct_change is not null
+        configuration as subject
+    from sweep_by_config
+    where latency_series > 0
 ),
 
 unsustained as (
