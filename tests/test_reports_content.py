@@ -25,7 +25,7 @@ from mqcap.render import render_report
 from mqcap.render.display import table
 from mqcap.settings import Settings, find_project_root
 
-from browser_support import ChartFinder, load_page
+from browser_support import ChartFinder, load_page, past_right_edge
 
 pytestmark = pytest.mark.xdist_group("reports")
 
@@ -347,3 +347,9 @@ def test_study_report_charts_are_drawn_in_a_browser_offline(rendered, tmp_path):
         assert chart.svgs >= 1 and chart.marks >= 3, chart.element_id
     assert run.console == []
     assert run.requests == []
+
+
+def test_attls_report_fits_a_1300_px_window(rendered, tmp_path):
+    """The fit table (a and b with their intervals) and the cipher tables once ran off the
+    right edge; nothing outside a closed <details> may now."""
+    assert past_right_edge(rendered["attls"]["html"], tmp_path / "probe") == []
