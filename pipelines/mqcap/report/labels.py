@@ -43,7 +43,16 @@ ROLES = ["MSTR", "CHIN", "TCPIP", "AMSM", "APP", "OTHER"]
 MESSAGE_WORKLOADS = ("request_reply", "streaming", "put_get", "other")
 KEY_STRENGTHS = ["medium", "high", "very_high"]
 # Labels that tell runs of one configuration apart, in the order they are tried.
-DETAIL_COLUMNS = ["cipher", "recipients", "key_strength", "sslrkeyc", "persistence", "threads"]
+DETAIL_COLUMNS = [
+    "cipher",
+    "recipients",
+    "key_strength",
+    "sslrkeyc",
+    "persistence",
+    "scenario",
+    "hardware_model",
+    "threads",
+]
 
 
 def label_series(runs: pd.DataFrame) -> pd.DataFrame:
