@@ -109,7 +109,8 @@ def test_sweep_chart_has_numeric_threads_and_at_most_eight_lines_per_panel(sweep
     x = spec["spec"]["encoding"]["x"]
     assert x["field"] == "threads" and x["type"] == "quantitative"
     assert x["scale"]["type"] == "log"
-    assert x["axis"]["values"] == [1, 2, 4, 8, 16, 32, 64, 100, 150, 200]
+    # Measured counts, numeric order, thinned where labels would collide on the log axis.
+    assert x["axis"]["values"] == [1, 2, 4, 8, 16, 32, 100, 200]
     assert spec["facet"]["field"] == "panel"
     panels = spec["facet"]["sort"]
     assert len(panels) == 16 and panels[0] == "fire_and_forget · M2002A · 256 bytes"

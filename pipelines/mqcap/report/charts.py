@@ -373,6 +373,21 @@ def sweep_panels(df: pd.DataFrame, group_by: list[str]) -> tuple[pd.DataFrame, l
     return data, list(dict.fromkeys(data["panel"]))
 
 
+def thread_ticks(threads: list[int], min_octaves: float = 0.9) -> list[int]:
+    """Measured thread counts to label on a log-2 axis, from the largest down, skipping any
+    closer than ``min_octaves`` to the last kept, so labels never print on each other.
+
+    Example:
+        >>> thread_ticks([1, 2, 4, 8, 16, 32, 64, 100, 150, 200])
+        [1, 2, 4, 8, 16, 32, 100, 200]
+    """
+    kept: list[int] = []
+    for t in sorted(threads, reverse=True):
+        if not kept or math.log2(kept[-1] / t) >= min_octaves:
+            kept.append(t)
+    return sorted(kept)
+
+
 def sweep_chart(
     sweep: pd.DataFrame,
     measure: str,
@@ -407,11 +422,7 @@ def sweep_chart(
                 scale=alt.Scale(type="log", base=2, nice=False) if log else alt.Scale(),
                 # The measured thread counts as ticks, in numeric order; labels that would
                 # overlap (64, 100, 150 on a log axis) are dropped, never drawn on each other.
-                axis=alt.Axis(
-                    values=threads if len(threads) <= 12 else None,
-                    format="d",
-                    labelOverlap="greedy",
-                ),
+                axis=alt.Axis(values=thread_ticks(threads) if log else None, format="d"),
             ),
             # A linear y axis from zero: saturation shows as the curve flattening.
             y=alt.Y(
@@ -431,7 +442,7 @@ def sweep_chart(
                 alt.Tooltip(f"{measure}:Q", format=",.1f"),
             ],
         )
-        .properties(width=180, height=120)
+        .properties(width=165, height=120)
     )
     chart = base.facet(
         facet=alt.Facet("panel:N", sort=panels, title=None, header=alt.Header(labelFontSize=10)),
@@ -480,7 +491,7 @@ def latency_throughput_chart(
                 alt.Tooltip("round_trip_us:Q", format=",.0f"),
             ],
         )
-        .properties(width=180, height=120)
+        .properties(width=165, height=120)
     )
     chart = base.facet(
         facet=alt.Facet("panel:N", sort=panels, title=None, header=alt.Header(labelFontSize=10)),
