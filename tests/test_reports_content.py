@@ -25,7 +25,7 @@ from mqcap.render import render_report
 from mqcap.render.display import table
 from mqcap.settings import Settings, find_project_root
 
-from browser_support import ChartFinder, load_page
+from browser_support import ChartFinder, load_page, past_right_edge
 
 pytestmark = pytest.mark.xdist_group("reports")
 
@@ -143,7 +143,10 @@ def test_title_names_the_study(rendered):
     assert "<title>MQ performance study: attls</title>" in html
     assert "44 runs in 3 configurations" in html
     # Local time of the measured system, labelled as such (the manifests' times).
-    assert "between 2021-06-01 08:00 and 2021-06-01 11:17 (local time of the measured" in html
+    assert (
+        "between 2021-06-01 08:00 and 2021-06-01 11:17 (local time of the measured system"
+        in _plain(html)
+    )
 
 
 def test_round_trip_table_has_the_published_increase_row(rendered):
@@ -344,3 +347,9 @@ def test_study_report_charts_are_drawn_in_a_browser_offline(rendered, tmp_path):
         assert chart.svgs >= 1 and chart.marks >= 3, chart.element_id
     assert run.console == []
     assert run.requests == []
+
+
+def test_attls_report_fits_a_1300_px_window(rendered, tmp_path):
+    """The fit table (a and b with their intervals) and the cipher tables once ran off the
+    right edge; nothing outside a closed <details> may now."""
+    assert past_right_edge(rendered["attls"]["html"], tmp_path / "probe") == []

@@ -408,7 +408,7 @@ def table(
 
     # Pandoc sizes the columns of a wide pipe table by the dashes of this rule: proportional to
     # what each column holds, so a cipher name gets room instead of wrapping over five lines.
-    widths = column_widths(headers, cells)
+    widths = column_widths(headers, cells, numeric)
     rule = (
         "|"
         + "|".join(
@@ -425,19 +425,29 @@ def table(
 
 
 def column_widths(
-    headers: Sequence[str], cells: Sequence[Sequence[str]], cap: int = 36
+    headers: Sequence[str],
+    cells: Sequence[Sequence[str]],
+    numeric: Sequence[bool] | None = None,
+    cap: int = 36,
 ) -> list[int]:
     """Relative widths of a table's columns: the longest cell (up to ``cap`` characters, past
     which text wraps anyway) or the header's longest word, at least 3.
+
+    A right-aligned column counts its longest word only: "0.0071 (0.0070 – 0.0073)" or
+    "+13.0 (+65.0%)" wrap at their spaces, so names (ciphers, configurations) get the room.
 
     Example:
         >>> column_widths(["Cipher", "Rate /s"], [["TLS_AES_256_GCM_SHA384", "1,234.5"]])
         [22, 7]
     """
+    numeric = numeric or [False] * len(headers)
     widths = []
     for k, header in enumerate(headers):
         word = max((len(w) for w in str(header).split()), default=1)
-        cell = max((len(row[k]) for row in cells), default=1)
+        if numeric[k]:
+            cell = max((len(w) for row in cells for w in row[k].split()), default=1)
+        else:
+            cell = max((len(row[k]) for row in cells), default=1)
         widths.append(max(3, word, min(cell, cap)))
     return widths
 

@@ -373,6 +373,21 @@ def sweep_panels(df: pd.DataFrame, group_by: list[str]) -> tuple[pd.DataFrame, l
     return data, list(dict.fromkeys(data["panel"]))
 
 
+def thread_ticks(threads: list[int], min_octaves: float = 0.9) -> list[int]:
+    """Measured thread counts to label on a log-2 axis, from the largest down, skipping any
+    closer than ``min_octaves`` to the last kept, so labels never print on each other.
+
+    Example:
+        >>> thread_ticks([1, 2, 4, 8, 16, 32, 64, 100, 150, 200])
+        [1, 2, 4, 8, 16, 32, 100, 200]
+    """
+    kept: list[int] = []
+    for t in sorted(threads, reverse=True):
+        if not kept or math.log2(kept[-1] / t) >= min_octaves:
+            kept.append(t)
+    return sorted(kept)
+
+
 def sweep_chart(
     sweep: pd.DataFrame,
     measure: str,
@@ -407,11 +422,7 @@ def sweep_chart(
                 scale=alt.Scale(type="log", base=2, nice=False) if log else alt.Scale(),
                 # The measured thread counts as ticks, in numeric order; labels that would
                 # overlap (64, 100, 150 on a log axis) are dropped, never drawn on each other.
-                axis=alt.Axis(
-                    values=threads if len(threads) <= 12 else None,
-                    format="d",
-                    labelOverlap="greedy",
-                ),
+                axis=alt.Axis(values=thread_ticks(threads) if log else None, format="d"),
             ),
             # A linear y axis from zero: saturation shows as the curve flattening.
             y=alt.Y(
@@ -431,7 +442,7 @@ def sweep_chart(
                 alt.Tooltip(f"{measure}:Q", format=",.1f"),
             ],
         )
-        .properties(width=180, height=120)
+        .properties(width=165, height=120)
     )
     chart = base.facet(
         facet=alt.Facet("panel:N", sort=panels, title=None, header=alt.Header(labelFontSize=10)),
@@ -480,7 +491,7 @@ def latency_throughput_chart(
                 alt.Tooltip("round_trip_us:Q", format=",.0f"),
             ],
         )
-        .properties(width=180, height=120)
+        .properties(width=165, height=120)
     )
     chart = base.facet(
         facet=alt.Facet("panel:N", sort=panels, title=None, header=alt.Header(labelFontSize=10)),
@@ -490,8 +501,9 @@ def latency_throughput_chart(
 
 
 def rate_target_chart(targets: pd.DataFrame, colors: dict[str, str], caption: str):
-    """Achieved rate as a bar per run, the target as a tick on it; bars coloured by
-    configuration, unsustained runs drawn hollow.
+    """Achieved rate as a bar per run, the target as a black tick on it, one panel per
+    message size (targets differ by orders of magnitude between sizes); bars coloured by
+    configuration, unsustained runs drawn pale.
 
     Example:
         chart(rate_target_chart(rate_targets("streaming"), config_colors("streaming"), "Fig. 7"))
@@ -500,14 +512,15 @@ def rate_target_chart(targets: pd.DataFrame, colors: dict[str, str], caption: st
 
     df = targets[targets["achieved_rate_per_s"].notna()].copy()
     df["configuration"] = df["configuration"].astype(str)
-    df["Sustained"] = (
-        df["sustained"].map({True: "sustained", False: "not sustained"}).fillna("unknown")
-    )
+    df["Target"] = df["sustained"].map({True: "sustained", False: "not sustained"})
+    df["Target"] = df["Target"].fillna("unknown")
+    sizes = [size_label(v) for v in sorted(df["message_bytes"].dropna().unique())]
+    df["size"] = df["message_bytes"].map(size_label)
     order = _series_order(df, colors)
     y = alt.Y("series:N", title=None, sort=order, axis=alt.Axis(labelLimit=_LABEL_LIMIT))
     bars = (
-        alt.Chart(df)
-        .mark_bar(strokeWidth=1.5)
+        alt.Chart()
+        .mark_bar(stroke="black", strokeWidth=0.4)
         .encode(
             y=y,
             x=alt.X("achieved_rate_per_s:Q", title="Messages per second"),
@@ -517,29 +530,31 @@ def rate_target_chart(targets: pd.DataFrame, colors: dict[str, str], caption: st
                 sort=list(colors),
                 title="Configuration",
             ),
-            fillOpacity=alt.FillOpacity(
-                "Sustained:N",
+            opacity=alt.Opacity(
+                "Target:N",
                 scale=alt.Scale(
-                    domain=["sustained", "not sustained", "unknown"], range=[1.0, 0.15, 0.5]
+                    domain=["sustained", "not sustained", "unknown"], range=[1.0, 0.3, 0.6]
                 ),
                 title="Target",
             ),
-            stroke=alt.Color("configuration:N", scale=color_scale(colors), legend=None),
             tooltip=[
                 "run_id",
                 "series",
+                "size",
                 alt.Tooltip("target_rate_per_s:Q", format=",.0f", title="Target /s"),
                 alt.Tooltip("achieved_rate_per_s:Q", format=",.0f", title="Achieved /s"),
                 alt.Tooltip("achieved_pct:Q", format=".1f", title="Achieved %"),
             ],
         )
     )
-    ticks = (
-        alt.Chart(df)
-        .mark_tick(color="black", thickness=2, size=14)
-        .encode(y=y, x="target_rate_per_s:Q")
+    ticks = alt.Chart().mark_tick(color="black", thickness=2).encode(y=y, x="target_rate_per_s:Q")
+    chart = (
+        alt.layer(bars, ticks, data=df)
+        .properties(width=380, height=alt.Step(16))
+        .facet(row=alt.Row("size:N", sort=sizes, title=None, header=alt.Header(labelFontSize=11)))
+        .resolve_scale(x="independent")
     )
-    return _titled((bars + ticks).properties(width=420, height=alt.Step(16)), caption)
+    return _titled(chart, caption)
 
 
 def task_stack_chart(stack: pd.DataFrame, colors: dict[str, str], caption: str):

@@ -43,7 +43,16 @@ ROLES = ["MSTR", "CHIN", "TCPIP", "AMSM", "APP", "OTHER"]
 MESSAGE_WORKLOADS = ("request_reply", "streaming", "put_get", "other")
 KEY_STRENGTHS = ["medium", "high", "very_high"]
 # Labels that tell runs of one configuration apart, in the order they are tried.
-DETAIL_COLUMNS = ["cipher", "recipients", "key_strength", "sslrkeyc", "persistence", "threads"]
+DETAIL_COLUMNS = [
+    "cipher",
+    "recipients",
+    "key_strength",
+    "sslrkeyc",
+    "persistence",
+    "scenario",
+    "hardware_model",
+    "threads",
+]
 
 
 def label_series(runs: pd.DataFrame) -> pd.DataFrame:
@@ -122,3 +131,32 @@ def natural_sorted(values) -> list[str]:
             (0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", s)
         ],
     )
+
+
+def variant_summary(group: pd.DataFrame, max_listed: int = 12) -> str:
+    """What varies between a configuration's runs, one clause per label: values in natural
+    order, a long numeric list as its range.
+
+    Example:
+        >>> variant_summary(pd.DataFrame({"threads": [1, 2, 200], "scenario": ["b", "a", "a"]}))
+        'scenario: a, b; threads: 1, 2, 200'
+    """
+    parts = []
+    for column in DETAIL_COLUMNS:
+        if column not in group:
+            continue
+        values = list(group[column].dropna().unique())
+        if len(values) <= 1:
+            continue
+        if pd.api.types.is_numeric_dtype(group[column]):
+            nums = sorted(float(v) for v in values)
+            shown = [f"{v:,.0f}" if v.is_integer() else f"{v:g}" for v in nums]
+            text = (
+                ", ".join(shown)
+                if len(shown) <= max_listed
+                else f"{shown[0]}–{shown[-1]} ({len(shown)} values)"
+            )
+        else:
+            text = ", ".join(natural_sorted(values))
+        parts.append(f"{column.replace('_', ' ')}: {text}")
+    return "; ".join(parts)

@@ -65,6 +65,9 @@ def comparison_tables(
         return []
     tables = []
     for baseline, group in mine.groupby("baseline_series", sort=False):
+        if group.duplicated(["series", "message_bytes"]).any():
+            # Runs the labels cannot tell apart at one size: no single cell per size exists.
+            continue
         sizes = sorted(group["message_bytes"].dropna().unique())
         columns = [size_label(s) for s in sizes]
         rows: list[dict[str, str]] = []
@@ -262,7 +265,8 @@ _GROUP_LABELS = {"scenario": "Scenario", "hardware_model": "Model", "persistence
 
 
 def _pct(value: object) -> str:
-    return "–" if value is None or pd.isna(value) else f"{float(value):+.1f}%"
+    # Adding 0.0 turns a rounded -0.0 (float noise around an unchanged value) into +0.0.
+    return "–" if value is None or pd.isna(value) else f"{round(float(value), 1) + 0.0:+.1f}%"
 
 
 def _num(value: object, places: int = 0) -> str:
@@ -322,7 +326,7 @@ def rate_target_table(targets: pd.DataFrame) -> pd.DataFrame:
             "Target /s": df["target_rate_per_s"].map(_num),
             "Achieved /s": df["achieved_rate_per_s"].map(_num),
             "Achieved %": df["achieved_pct"].map(lambda v: _num(v, 1)),
-            "Sustained": df["sustained"].map({True: "yes", False: "**no**"}).fillna("–"),
+            "Sustained": df["sustained"].map({True: "yes", False: "NOT sustained"}).fillna("–"),
         }
     )
     if "xqtime_p95_us" in df:
@@ -361,10 +365,12 @@ def cost_delta_table(deltas: pd.DataFrame) -> pd.DataFrame:
             delta[role] = (
                 "–"
                 if d is None or pd.isna(d)
-                else f"{float(d):+,.1f} ({_pct(r.get('pct_change'))})"
+                else f"{round(float(d), 1) + 0.0:+,.1f} ({_pct(r.get('pct_change'))})"
             )
         rows.append(value)
-        if any(delta[r] != "–" for r in roles):
+        # A baseline run compared with itself has no difference worth a row.
+        own_baseline = "is_baseline" in part and bool(part["is_baseline"].fillna(False).all())
+        if not own_baseline and any(delta[r] != "–" for r in roles):
             rows.append(delta)
     return pd.DataFrame(rows, columns=["Size", "Run", "Row", *roles])
 
