@@ -22,7 +22,7 @@ import duckdb
 
 from mqcap import warehouse
 from mqcap.errors import InputError, UsageError
-from mqcap.parsers import all_parsers, detect, parser_for_kind
+from mqcap.parsers import all_parsers, detect, parser_for_kind, refusal_hint
 from mqcap.parsers import manifest as manifest_mod
 from mqcap.parsers.base import ParseContext, Parser
 from mqcap.progress import Progress
@@ -489,7 +489,8 @@ def _parser_or_none(kind: str | None) -> Parser | None:
 
 def _unrecognised(path: Path) -> str:
     kinds = ", ".join(p.kind for p in all_parsers())
-    return f"unrecognised format (not one of: {kinds})"
+    hint = refusal_hint(path)
+    return f"unrecognised format{f' ({hint})' if hint else ''} (not one of: {kinds})"
 
 
 def _batch_runs(files: list[Path]) -> dict[str, set[str]]:

@@ -20,6 +20,8 @@ one file in one transaction, so a failure part-way leaves nothing of that file b
 from __future__ import annotations
 
 import csv
+import gzip
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -30,6 +32,12 @@ from typing import Any
 import polars as pl
 
 from mqcap.errors import InputError
+
+GZIP_MAGIC = b"\x1f\x8b"
+UTF8_BOM = b"\xef\xbb\xbf"
+# No line of a real capture or report comes near this; a longer one is refused before it is
+# held in memory (a 2 GB file without a line end costs at most this much).
+MAX_LINE_BYTES = 16 << 20
 
 # Lineage columns a parser may set, per family of formats.
 TEXT_LINEAGE = {"source_file": "VARCHAR", "source_line": "BIGINT"}
@@ -205,15 +213,98 @@ def iso_timestamp(ctx: ParseContext, lineno: int, col: str, text: str) -> dateti
         ) from None
 
 
+class _Gunzip(gzip.GzipFile):
+    """A gzip stream whose damage is bad input naming the file and the decompressed offset."""
+
+    def __init__(self, path: Path, source_file: str) -> None:
+        super().__init__(filename=str(path), mode="rb")
+        self.source_file = source_file
+
+    def _damaged(self, exc: Exception) -> InputError:
+        return InputError(
+            f"damaged gzip data ({type(exc).__name__}: {exc})",
+            file=self.source_file,
+            offset=self.tell(),
+        )
+
+    def read(self, size: int = -1) -> bytes:
+        try:
+            return super().read(size)
+        except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+            raise self._damaged(exc) from None
+
+    def read1(self, size: int = -1) -> bytes:
+        try:
+            return super().read1(size)
+        except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+            raise self._damaged(exc) from None
+
+    def readline(self, size: int | None = -1) -> bytes:
+        try:
+            return super().readline(size)
+        except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+            raise self._damaged(exc) from None
+
+
+def is_gzip(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        return fh.read(2) == GZIP_MAGIC
+
+
+def open_input(path: Path, source_file: str | None = None) -> Any:
+    """The file's content as a binary stream: gzip files (by their magic bytes) are decompressed
+    transparently, so positions (lines, byte offsets) refer to the decompressed content.
+
+    Example:
+        with open_input(ctx.path, ctx.source_file) as fh: head = fh.read(4)
+    """
+    if is_gzip(path):
+        return _Gunzip(path, source_file or path.name)
+    return open(path, "rb")
+
+
+def read_head(path: Path, n: int) -> bytes:
+    """The first ``n`` bytes of the (decompressed) content, a UTF-8 BOM removed.
+
+    Example:
+        head = read_head(path, 65536)
+    """
+    parts: list[bytes] = []
+    with open_input(path) as fh:
+        try:  # in pieces: a damaged gzip file still shows what comes before the damage
+            while n > 0 and (piece := fh.read1(min(n, 4096))):
+                parts.append(piece)
+                n -= len(piece)
+        except InputError:
+            pass
+    return b"".join(parts).removeprefix(UTF8_BOM)
+
+
 def read_text_lines(ctx: ParseContext, *, encoding: str = "utf-8") -> Iterator[tuple[int, str]]:
     """(line number from 1, line without newline) of a text file; bad encoding names the line.
+
+    A UTF-8 byte-order mark at the top is dropped whatever the encoding (Windows editors add
+    one); a line longer than ``MAX_LINE_BYTES`` is refused before it is read whole.
 
     Example:
         for lineno, line in read_text_lines(ctx): ...
     """
     done = 0
-    with open(ctx.path, "rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
+    with open_input(ctx.path, ctx.source_file) as fh:
+        lineno = 0
+        while True:
+            raw = fh.readline(MAX_LINE_BYTES + 1)
+            if not raw:
+                break
+            lineno += 1
+            if len(raw) > MAX_LINE_BYTES:
+                raise ctx.error(
+                    f"line longer than {MAX_LINE_BYTES} bytes (no line end): not a text "
+                    "capture or report",
+                    line=lineno,
+                )
+            if lineno == 1:
+                raw = raw.removeprefix(UTF8_BOM)
             done += len(raw)
             if b"\x00" in raw:
                 raise ctx.error("binary data (NUL byte) in a text file", line=lineno)
