@@ -12,8 +12,8 @@ import pytest
 from mqcap.errors import InputError
 from mqcap.ingest import ingest
 from mqcap.parsers.smf.binary import PARSER
-from mqcap.parsers.smf.encode import with_rdw
-from mqcap.parsers.smf.zos_encode import record_30, record_70_2, record_72_3, write_dump
+from mqcap.synth.smf_mq import with_rdw, write_dump
+from mqcap.synth.smf_zos import record_30, record_70_2, record_72_3
 
 from helpers import FIXTURES, parse_file
 from smf_support import SMF, decoded
