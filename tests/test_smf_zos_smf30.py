@@ -84,7 +84,10 @@ def test_records_built_from_the_real_printout_decode_to_its_figures(tmp_path):
         assert (row["interval_start"], row["interval_end"]) == (_cs(j["start"]), _cs(j["end"]))
         assert f"step={j['step']};program={j['program']}" in row["extra"]
         assert "smf_subtype=3;work_type=STC" in row["extra"]
-    assert rows["source_line"].to_list() == [1, 2]
+    # Binary lineage: each row names its record's byte offset (RDW) and number, no line.
+    assert rows["source_offset"].to_list() == [0, 4 + len(recs[0])]
+    assert rows["source_record"].to_list() == [1, 2] and rows["source_item"].to_list() == [1, 1]
+    assert rows["source_line"].null_count() == 2
 
 
 def test_cpu_is_tcb_srb_initiator_io_rct_hiperspace_and_ziip(tmp_path):

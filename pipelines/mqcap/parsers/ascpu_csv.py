@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from mqcap.parsers.base import (
-    TEXT_LINEAGE,
+    TEXT_OR_BINARY_LINEAGE,
     Batch,
     ParseContext,
     Parser,
@@ -32,7 +32,7 @@ from mqcap.parsers.base import (
 TABLE = Table(
     "ascpu_interval",
     {
-        **TEXT_LINEAGE,
+        **TEXT_OR_BINARY_LINEAGE,
         "interval_start": "TIMESTAMP",
         "interval_end": "TIMESTAMP",
         "system_id": "VARCHAR",

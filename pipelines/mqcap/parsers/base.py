@@ -41,7 +41,15 @@ MAX_LINE_BYTES = 16 << 20
 
 # Lineage columns a parser may set, per family of formats.
 TEXT_LINEAGE = {"source_file": "VARCHAR", "source_line": "BIGINT"}
-BINARY_LINEAGE = {"source_file": "VARCHAR", "source_offset": "BIGINT", "source_record": "BIGINT"}
+BINARY_LINEAGE = {
+    "source_file": "VARCHAR",
+    "source_offset": "BIGINT",  # byte offset of the record (its RDW) in the (decompressed) file
+    "source_record": "BIGINT",  # record number in the file, from 1
+    "source_item": "BIGINT",  # the row's number among the rows of its record, from 1
+}
+# A table fed by a text format and by binary records (RMF reports and SMF 70/72, the CPU CSV
+# and SMF 30): a row has source_line, or source_offset + source_record + source_item.
+TEXT_OR_BINARY_LINEAGE = {**TEXT_LINEAGE, **BINARY_LINEAGE}
 
 _POLARS_TYPES: dict[str, Any] = {
     "VARCHAR": pl.Utf8,
