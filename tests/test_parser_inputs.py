@@ -9,6 +9,7 @@ alias bomb) are refused fast with the file and the position.
 from __future__ import annotations
 
 import gzip
+import json
 import time
 import tracemalloc
 from pathlib import Path
@@ -249,3 +250,27 @@ def test_ingest_sets_a_pdf_aside_with_the_hint_and_lands_gzip(tmp_path):
     )
     assert ledger["loose/crypto.txt.gz"].startswith("loaded")
     assert rows == _parsed(crypto, crypto.name)["rmf_crypto"].height
+
+
+def test_csv_quoted_line_end_stays_in_its_field_and_lines_stay_true(tmp_path):
+    path = tmp_path / "results.csv"
+    path.write_text(
+        "rate_per_s,round_trip_us,comment\n"
+        '100.5,900,"first line\nsecond line"\n'
+        "# a comment\n"
+        '200,800,"a;b=c, ""quoted"""\n'
+    )
+    rows = _parsed(path, path.name)["driver_results"]
+    assert rows["source_line"].to_list() == [2, 5]
+    assert [json.loads(e) for e in rows["extra"]] == [
+        {"comment": "first line\nsecond line"},
+        {"comment": 'a;b=c, "quoted"'},
+    ]
+
+
+def test_csv_error_names_the_line_the_reader_reached(tmp_path):
+    path = tmp_path / "results.csv"
+    path.write_text("rate_per_s,round_trip_us\n1,2\n3,4\n5,6\r7\n")
+    with pytest.raises(InputError) as err:
+        _parsed(path, path.name)
+    assert err.value.line == 4 and "not a valid CSV line" in err.value.reason

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import json
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -171,6 +172,37 @@ def csv_cells(ctx: ParseContext, line: str, lineno: int) -> list[str]:
         raise ctx.error(f"not a valid CSV line: {exc}", line=lineno) from None
 
 
+def csv_rows(ctx: ParseContext, *, encoding: str = "utf-8") -> Iterator[tuple[int, str, list[str]]]:
+    """(first line number, first line's text, fields) of each record of a CSV file.
+
+    The file is read by one ``csv.reader`` (a quoted field may hold line ends: its record is
+    numbered by the line it starts on), over :func:`read_text_lines` (encoding, NUL bytes and
+    the line cap checked per line); a record the csv module refuses names the line it reached.
+
+    Example:
+        for lineno, text, fields in csv_rows(ctx): ...
+    """
+    at: list = [0, None]  # the line being read; (line number, text) of the record's first line
+
+    def lines() -> Iterator[str]:
+        for lineno, line in read_text_lines(ctx, encoding=encoding):
+            at[0] = lineno
+            if at[1] is None:
+                at[1] = (lineno, line)
+            yield line + "\n"
+
+    reader = csv.reader(lines())
+    while True:
+        try:
+            fields = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise ctx.error(f"not a valid CSV line: {exc}", line=at[0]) from None
+        (lineno, text), at[1] = at[1], None
+        yield lineno, text, fields
+
+
 def csv_records(
     ctx: ParseContext,
     *,
@@ -187,10 +219,9 @@ def csv_records(
         for lineno, rec in csv_records(ctx, required=("rate_per_s",), what="results CSV"): ...
     """
     header: list[str] | None = None
-    for lineno, line in read_text_lines(ctx, encoding="utf-8-sig"):
-        if not line.strip() or line.lstrip().startswith("#"):
+    for lineno, first_line, fields in csv_rows(ctx, encoding="utf-8-sig"):
+        if not first_line.strip() or first_line.lstrip().startswith("#"):
             continue
-        fields = csv_cells(ctx, line, lineno)
         if header is None:
             header = [canonical(c) for c in fields]
             missing = [r for r in required if r not in header]
@@ -202,6 +233,20 @@ def csv_records(
         yield lineno, dict(zip(header, fields, strict=True))
     if header is None:
         raise ctx.error(f"empty {what} (no header)", line=1)
+
+
+def extra_json(values: dict[str, Any]) -> str | None:
+    """The columns a table has no place for, as a JSON object (NULL values left out), or None.
+
+    JSON, not ``k=v;`` text: a value may hold ``;``, ``=`` or quotes. Read it in SQL with
+    DuckDB's JSON functions (``extra ->> '$.step'``).
+
+    Example:
+        >>> extra_json({"comment": "a;b=c", "step": None, "n": 3})
+        '{"comment": "a;b=c", "n": 3}'
+    """
+    kept = {k: v for k, v in values.items() if v is not None}
+    return json.dumps(kept, ensure_ascii=False) if kept else None
 
 
 def iso_timestamp(ctx: ParseContext, lineno: int, col: str, text: str) -> datetime | None:

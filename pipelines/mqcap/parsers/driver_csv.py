@@ -1,9 +1,9 @@
-"""Generic load-driver results CSV (FORMATS.md section 7): one row per run.
+"""Generic load-driver results CSV (docs/formats.md section 7): one row per run.
 
 Header names are case-insensitive; required: ``rate_per_s`` and ``round_trip_us``. Optional:
 ``study`` and ``run_id`` (default: the run folder's manifest), ``target_rate_per_s``, ``threads``,
 ``message_bytes``, ``transactions``, ``interval_start``, ``interval_end``. Unknown columns are
-kept in ``extra`` as ``name=value`` pairs so nothing is lost.
+kept in ``extra`` as a JSON object so nothing is lost.
 
 Example file::
 
@@ -13,6 +13,7 @@ Example file::
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Iterator
 
 from mqcap.parsers.base import (
@@ -22,6 +23,7 @@ from mqcap.parsers.base import (
     Parser,
     Table,
     csv_records,
+    extra_json,
     iso_timestamp,
 )
 
@@ -69,7 +71,10 @@ def sniff(head: bytes, name: str) -> bool:
         first = head.decode("utf-8").lstrip("\ufeff").splitlines()[0]
     except (UnicodeDecodeError, IndexError):
         return False
-    cols = {_canonical(c) for c in first.split(",")}
+    try:
+        cols = {_canonical(c) for c in next(csv.reader([first]), [])}
+    except csv.Error:
+        return False
     return all(r in cols for r in REQUIRED)
 
 
@@ -94,7 +99,7 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
         ctx, required=REQUIRED, what="results CSV", canonical=_canonical
     ):
         row: dict = {"source_file": ctx.source_file, "source_line": lineno}
-        extra = []
+        extra = {}
         for col, value in rec.items():
             if col in FLOATS:
                 row[col] = _number(ctx, lineno, col, value, float)
@@ -105,11 +110,11 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
             elif col in ("run_id", "study"):
                 row[col] = value.strip() or None
             else:
-                extra.append(f"{col}={value}")
+                extra[col] = value
         for col in REQUIRED:
             if row.get(col) is None:
                 raise ctx.error(f"column {col} is empty", line=lineno)
-        row["extra"] = ";".join(extra) or None
+        row["extra"] = extra_json(extra)
         rows.append(row)
     yield TABLE.name, rows
 

@@ -1,4 +1,4 @@
-"""The run manifest (FORMATS.md section 8): ``run.yaml`` in each run folder.
+"""The run manifest (docs/formats.md section 8): ``run.yaml`` in each run folder.
 
 It says what a run measured: study, run id, interval, workload point, configuration labels,
 baseline run and which job names are which address space. Every error names the file, the line,
@@ -319,12 +319,8 @@ def load(ctx: ParseContext) -> dict:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ctx.error(f"not UTF-8 text (byte offset {exc.start})", line=1) from None
-    loader = _LineLoader(text)  # SafeLoader subclass: no arbitrary objects
     try:
-        node = loader.get_single_node()
-        if node is not None:
-            _check_expansion(node, ctx)
-        doc = loader.construct_document(node) if node is not None else None
+        doc = _load_yaml(text, ctx)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 1 if mark is not None else 1
@@ -334,9 +330,20 @@ def load(ctx: ParseContext) -> dict:
         # PyYAML builds dates and keys as it reads: 2021-02-30, a list used as a key or deep
         # nesting fail inside it, without a position.
         raise ctx.error(f"not valid YAML: {type(exc).__name__}: {exc}", line=1) from None
+    return validate(doc, ctx)
+
+
+def _load_yaml(text: str, ctx: ParseContext) -> object:
+    """``yaml.load`` with the alias expansion checked between composing and constructing."""
+    loader = _LineLoader(text)  # SafeLoader subclass: no arbitrary objects
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_expansion(node, ctx)
+        return loader.construct_document(node)
     finally:
         loader.dispose()
-    return validate(doc, ctx)
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
