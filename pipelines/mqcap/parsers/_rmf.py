@@ -1,4 +1,4 @@
-"""Shared pieces of the RMF Postprocessor text-report parsers (FORMATS.md section 5).
+"""Shared pieces of the RMF Postprocessor text-report parsers (docs/formats.md section 5).
 
 Not a parser (no ``PARSER``): page titles, carriage control and the interval header that every
 Postprocessor report page repeats::

@@ -1,4 +1,4 @@
-"""RMF Postprocessor CRYPTO HARDWARE ACTIVITY report, text (FORMATS.md section 5).
+"""RMF Postprocessor CRYPTO HARDWARE ACTIVITY report, text (docs/formats.md section 5).
 
 One landed row per interval, card and (where the layout has them) function and key size, per
 scope. Three real layouts are handled:

@@ -1,4 +1,4 @@
-"""RMF Postprocessor WORKLOAD ACTIVITY report (WLMGL), text (FORMATS.md section 5).
+"""RMF Postprocessor WORKLOAD ACTIVITY report (WLMGL), text (docs/formats.md section 5).
 
 One landed row per interval and service-class or report-class section (and period, when the
 section names one): the SERVICE TIME block (CPU, SRB, RCT, IIT, HST, AAP, IIP seconds in the

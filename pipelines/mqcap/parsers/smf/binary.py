@@ -1,4 +1,4 @@
-"""Parser ``smf_mq``: binary SMF dumps (FORMATS.md section 1) -> ``landing.smf_<structure>``.
+"""Parser ``smf_mq``: binary SMF dumps (docs/formats.md section 1) -> ``landing.smf_<structure>``.
 
 Streams the dump (bounded memory: one record plus the current batches), decodes every MQ
 SMF 115/116 structure mq-smf-csv knows, and skips (and counts, ``ctx.skip``) dump
