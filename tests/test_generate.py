@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 from mqcap.generate import ScenarioError, generate, load_scenario
 from mqcap.generate.scenario import exact_window, quantum
-from mqcap.generate.smf import AVAILABLE as SMF_ENCODER
 from mqcap.parsers import detect
 
 from helpers import parse_file, tree_hashes
@@ -304,7 +303,6 @@ def test_protection_totals_parts_and_fits_are_the_papers(fresh):
 
 
 def test_smf_dump_carries_the_channels_and_chin_tasks(fresh):
-    assert SMF_ENCODER  # the SMF engineer's encoder is present: every request/reply run has SMF
     smf = parsed(fresh / "attls" / "attls-chacha-1m" / "mqsmf.bin")
     qcst = smf["smf_qcst"]
     assert sorted(qcst["chl_name"].unique().to_list()) == ["QML1.TO.QML2", "QML2.TO.QML1"]

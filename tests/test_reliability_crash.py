@@ -26,8 +26,7 @@ from mqcap import warehouse
 from mqcap.ingest import ingest
 from mqcap.settings import Settings
 
-from conftest import PROJECT
-from helpers import FIXTURES, landing_fingerprint
+from helpers import FIXTURES, PROJECT, landing_fingerprint
 from reliability_summary import CRASH_SEED, KILL_POINTS, ledger_landing_disagreements
 
 # Its own group: it runs beside the other reliability modules, keeping the suite under 2 min.

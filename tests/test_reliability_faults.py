@@ -57,7 +57,7 @@ def base(tmp_path_factory) -> tuple[Path, dict]:
 
 
 def _settings(root: Path) -> Settings:
-    from conftest import PROJECT
+    from helpers import PROJECT
 
     return Settings.load(
         warehouse=root / "wh" / "warehouse.duckdb",

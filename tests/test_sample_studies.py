@@ -11,7 +11,7 @@ from mqcap.build import build
 from mqcap.ingest import ingest
 from mqcap.settings import Settings
 
-from conftest import PROJECT
+from helpers import PROJECT
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("dbt")]
 

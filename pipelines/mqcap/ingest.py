@@ -32,7 +32,7 @@ from mqcap.errors import EnvironmentProblem, InputError, UsageError
 from mqcap.ledger import files as ledger_files
 from mqcap.ledger.files import LEDGER, Entry, FileLedger, folder_of
 from mqcap.names import printable, raw_path, relative_name
-from mqcap.parsers import all_parsers, detect
+from mqcap.parsers import all_parsers, detect, refusal_hint
 from mqcap.parsers import manifest as manifest_mod
 from mqcap.parsers.base import ParseContext, Parser
 from mqcap.progress import Progress
@@ -537,7 +537,8 @@ def _line_of(path: Path, key: str) -> int:
 
 def _unrecognised(path: Path) -> str:
     kinds = ", ".join(p.kind for p in all_parsers())
-    return f"unrecognised format (not one of: {kinds})"
+    hint = refusal_hint(path)
+    return f"unrecognised format{f' ({hint})' if hint else ''} (not one of: {kinds})"
 
 
 def _batch_runs(files: list[Path]) -> dict[str, set[str]]:

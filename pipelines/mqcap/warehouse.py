@@ -191,15 +191,3 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
         for col, typ in table.columns.items():
             if col not in existing[table.name]:
                 con.execute(f'alter table {LANDING}."{table.name}" add column "{col}" {typ}')
-
-
-def landing_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
-    """Rows per landing table."""
-    names = [
-        r[0]
-        for r in con.execute(
-            "select table_name from information_schema.tables where table_schema = ? order by 1",
-            [LANDING],
-        ).fetchall()
-    ]
-    return {n: con.execute(f'select count(*) from {LANDING}."{n}"').fetchall()[0][0] for n in names}

@@ -11,11 +11,14 @@ with source as (
 select
     {{ dbt.concat([
         "cast(file_id as " ~ dbt.type_string() ~ ")", "'/'",
-        "cast(source_line as " ~ dbt.type_string() ~ ")"
+        source_position()
     ]) }} as ascpu_interval_key,
     file_id,
     source_file,
     source_line,
+    source_offset,
+    source_record,
+    source_item,
     cpu_source,
     system_id,
     upper(trim(jobname)) as jobname,

@@ -9,6 +9,9 @@ renamed as (
         file_id,
         source_file,
         source_line,
+        source_offset,
+        source_record,
+        source_item,
         system_id,
         zos_level,
         interval_start,
@@ -36,7 +39,7 @@ renamed as (
 select
     {{ dbt.concat([
         "cast(file_id as " ~ dbt.type_string() ~ ")", "'/'",
-        "cast(source_line as " ~ dbt.type_string() ~ ")", "'/'",
+        source_position(), "'/'",
         "scope", "'/'",
         "coalesce(crypto_function, 'card')", "'/'",
         "coalesce(cast(key_size_bits as " ~ dbt.type_string() ~ "), '-')"

@@ -9,6 +9,9 @@ renamed as (
         file_id,
         source_file,
         source_line,
+        source_offset,
+        source_record,
+        source_item,
         sysplex,
         zos_level,
         interval_start,
@@ -40,7 +43,7 @@ renamed as (
 select
     {{ dbt.concat([
         "cast(file_id as " ~ dbt.type_string() ~ ")", "'/'",
-        "cast(source_line as " ~ dbt.type_string() ~ ")"
+        source_position()
     ]) }} as workload_row_key,
     *
 from renamed

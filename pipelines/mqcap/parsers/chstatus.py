@@ -1,4 +1,4 @@
-"""``DISPLAY CHSTATUS`` captures (FORMATS.md section 3), distributed ``runmqsc`` and z/OS, as
+"""``DISPLAY CHSTATUS`` captures (docs/formats.md section 3), distributed ``runmqsc`` and z/OS, as
 repeated timestamped snapshots. Every ``KEY(value)`` is kept in long form.
 
 Landing tables:

@@ -1,11 +1,11 @@
-"""Generic load-driver results CSV (FORMATS.md section 7): one row per run.
+"""Generic load-driver results CSV (docs/formats.md section 7): one row per run.
 
 Header names are case-insensitive; required: ``rate_per_s`` and ``round_trip_us``, or, for
 streaming at a target rate (no round trips), ``rate_per_s`` and ``target_rate_per_s``: a row
 may then leave ``round_trip_us`` out or empty when it gives its target rate. Optional:
 ``study`` and ``run_id`` (default: the run folder's manifest), ``target_rate_per_s``, ``threads``,
 ``message_bytes``, ``transactions``, ``interval_start``, ``interval_end``. Unknown columns are
-kept in ``extra`` as ``name=value`` pairs so nothing is lost.
+kept in ``extra`` as a JSON object so nothing is lost.
 
 Example file::
 
@@ -15,6 +15,7 @@ Example file::
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Iterator
 
 from mqcap.parsers.base import (
@@ -24,6 +25,7 @@ from mqcap.parsers.base import (
     Parser,
     Table,
     csv_records,
+    extra_json,
     iso_timestamp,
 )
 
@@ -73,7 +75,10 @@ def sniff(head: bytes, name: str) -> bool:
         first = head.decode("utf-8").lstrip("\ufeff").splitlines()[0]
     except (UnicodeDecodeError, IndexError):
         return False
-    cols = {_canonical(c) for c in first.split(",")}
+    try:
+        cols = {_canonical(c) for c in next(csv.reader([first]), [])}
+    except csv.Error:
+        return False
     return all(r in cols for r in REQUIRED) or all(r in cols for r in STREAMING)
 
 
@@ -103,7 +108,7 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
                 line=lineno,
             )
         row: dict = {"source_file": ctx.source_file, "source_line": lineno}
-        extra = []
+        extra = {}
         for col, value in rec.items():
             if col in FLOATS:
                 row[col] = _number(ctx, lineno, col, value, float)
@@ -114,7 +119,7 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
             elif col in ("run_id", "study"):
                 row[col] = value.strip() or None
             else:
-                extra.append(f"{col}={value}")
+                extra[col] = value
         if row.get("rate_per_s") is None:
             raise ctx.error("column rate_per_s is empty", line=lineno)
         if row.get("round_trip_us") is None and row.get("target_rate_per_s") is None:
@@ -122,7 +127,7 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
                 "column round_trip_us is empty (a streaming row gives target_rate_per_s)",
                 line=lineno,
             )
-        row["extra"] = ";".join(extra) or None
+        row["extra"] = extra_json(extra)
         rows.append(row)
     yield TABLE.name, rows
 

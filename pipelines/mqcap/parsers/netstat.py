@@ -1,5 +1,5 @@
 """z/OS ``NETSTAT ALL`` (TSO ``NETSTAT ALL (CLIENT name)`` / z/OS UNIX ``netstat -A``) reports,
-one or many polls per file (FORMATS.md section 4).
+one or many polls per file (docs/formats.md section 4).
 
 Landing tables:
 

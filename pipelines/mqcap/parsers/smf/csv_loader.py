@@ -1,4 +1,4 @@
-"""Parser ``smf_csv``: IBM mq-smf-csv output files (FORMATS.md section 2) -> the same landing
+"""Parser ``smf_csv``: IBM mq-smf-csv output files (docs/formats.md section 2) -> the same landing
 tables as the binary decoder (``landing.smf_<structure>``).
 
 Accepted forms, one structure per file (``SMF-<STRUCT>.csv``):

@@ -9,7 +9,7 @@ service units from seconds with the coefficients and adjustment factor (72-3).
 Example:
     rec = record_30(datetime(2024, 3, 1, 10, 15), "MV41", "CSQ1CHIN",
                     datetime(2024, 3, 1, 10, 0), tcb_s=40.0, srb_s=1.5)
-    write_dump(path, [rec])  # mqcap.parsers.smf.encode.write_dump: RDWs added
+    write_dump(path, [rec])  # mqcap.synth.smf_mq.write_dump: RDWs added
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import struct
 from datetime import datetime
 
 from mqcap.parsers.smf.convert import pack_smf_date, to_ebcdic
-from mqcap.parsers.smf.encode import write_dump  # noqa: F401  (re-exported for callers)
 from mqcap.parsers.smf.fields import Member, parse_layout
 from mqcap.parsers.smf.zos_common import RDW, float_to_hfp, pack_digits
 from mqcap.parsers.smf.zos_smf30 import CAS, ID
