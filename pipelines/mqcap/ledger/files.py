@@ -17,7 +17,8 @@ covered file id X is :func:`tables_changed_since` ``(con, X)``.
 ``attribution`` (loaded rows) says how the file's rows find their run: ``run_folder`` (a
 run.yaml in its folder or above), ``by_time`` (the format carries time and system identity),
 ``by_columns`` (every results row names study and run), ``by_workload`` (a cphtestp series in
-a study folder) or ``none``: landed, but no run can claim its rows, so they reach no mart.
+a study folder), ``study_folder`` (a study.yaml describes its study, not a run) or ``none``:
+landed, but no run can claim its rows, so they reach no mart.
 """
 
 from __future__ import annotations
@@ -39,7 +40,17 @@ REASON_CAP = 2000  # characters of a reason kept in the ledger (a hostile file c
 
 # Formats whose rows carry their own time and system identity (attributed to runs in dbt).
 BY_TIME_KINDS = frozenset(
-    {"smf_mq", "smf_csv", "rmf_crypto", "rmf_workload", "netstat", "ascpu_csv", "tcpipmon"}
+    {
+        "smf_mq",
+        "smf_csv",
+        "rmf_crypto",
+        "rmf_workload",
+        "netstat",
+        "ascpu_csv",
+        "tcpipmon",
+        "amqsrua",
+        "amqsmon",
+    }
 )
 
 # Reasons older versions recorded for what were environment errors, not bad input: such
@@ -414,6 +425,8 @@ class FileLedger:
             return None, None
         if kind == "manifest" or run[1] is not None:
             return "run_folder", None
+        if kind == "study":
+            return "study_folder", None
         if kind in BY_TIME_KINDS:
             return "by_time", None
         if kind == "chstatus":
