@@ -90,7 +90,7 @@ def cap(text: str | None, limit: int = REASON_CAP) -> str | None:
     """``text`` cut to ``limit`` characters, saying how many were left out.
 
     Example:
-        >>> cap("x" * 2005, 2000)[-26:]
+        >>> cap("x" * 2005, 2000)[-22:]
         'x… (5 more characters)'
     """
     if text is None or len(text) <= limit:
