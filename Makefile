@@ -6,9 +6,11 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.mqcap-installed
+DEV_STAMP := $(VENV)/.mqcap-dev-installed
 
-.PHONY: venv demo test lint unit browser bench lock docs clean
+.PHONY: venv dev demo test lint unit browser bench lock docs clean
 
+# Runtime only (requirements.lock): what `mqcap` needs to run.
 venv: $(STAMP)
 
 $(STAMP): requirements.lock pyproject.toml
@@ -17,10 +19,17 @@ $(STAMP): requirements.lock pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
 
+# Test and lint tools on top (requirements-dev.lock); coverage tooling goes there too.
+dev: $(DEV_STAMP)
+
+$(DEV_STAMP): $(STAMP) requirements-dev.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.lock
+	@touch $(DEV_STAMP)
+
 demo: venv
 	$(BIN)/mqcap demo
 
-lint: venv
+lint: dev
 	$(BIN)/ruff check pipelines tests bench
 	$(BIN)/ruff format --check pipelines tests bench
 	$(BIN)/sqlfluff lint models --disable-progress-bar --processes 2
@@ -33,24 +42,23 @@ browser:
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-unit: venv browser
+unit: dev browser
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 test: lint unit
 
-bench: venv
+bench: dev
 	$(BIN)/python -m bench
 
 docs: venv
 	$(BIN)/mqcap build --docs
 
-# Re-resolve the lock from pyproject.toml (needs the package index; run on purpose).
+# Re-resolve both locks from pyproject.toml (needs the package index; run on purpose):
+# requirements.lock = what mqcap needs at run time, requirements-dev.lock = the rest of '.[dev]'.
 lock:
 	rm -rf /tmp/mqcap-lock && $(PYTHON) -m venv /tmp/mqcap-lock
 	/tmp/mqcap-lock/bin/pip install --quiet -e '.[dev]'
-	{ echo "# Exact versions of every dependency (direct and transitive), installed by 'make venv'."; \
-	  echo "# Regenerate on purpose with 'make lock' after changing pyproject.toml."; \
-	  /tmp/mqcap-lock/bin/pip freeze --all --exclude-editable | grep -vE "^(mqcap|pip)=="; } > requirements.lock
+	/tmp/mqcap-lock/bin/python tools/split_lock.py
 
 clean:
-	rm -rf $(VENV) data/warehouse.duckdb* reports/_output target logs
+	rm -rf $(VENV) data/warehouse.duckdb* data/*.mqcap data/demo reports/_output target logs

@@ -5,6 +5,7 @@ Needs the Debian package `chromium` (make unit installs it); tests fail, not ski
 
 from __future__ import annotations
 
+import html
 import json
 import shutil
 import subprocess
@@ -26,8 +27,10 @@ def _chromium() -> str:
     return found
 
 
-def load_page(page: Path, work: Path) -> PageRun:
+def load_page(page: Path, work: Path, fragment: str = "") -> PageRun:
     """Open ``page`` in headless Chromium; the DOM after scripts ran, console lines, requests.
+
+    ``fragment``: a URL fragment to open the page at (``#!/model/...`` for dbt docs).
 
     Example:
         load_page(Path("out/report.html"), tmp_path).console  # []
@@ -48,7 +51,7 @@ def load_page(page: Path, work: Path) -> PageRun:
             # Virtual time lets vegaEmbed's promises settle before the DOM is dumped.
             "--virtual-time-budget=10000",
             "--dump-dom",
-            page.resolve().as_uri(),
+            page.resolve().as_uri() + fragment,
         ],
         capture_output=True,
         text=True,
@@ -121,3 +124,49 @@ class ChartFinder(HTMLParser):
             self.scripts[-1] += data
         if self._depth and self._in_text:
             self.charts[-1].texts.append(data)
+
+
+_OVERFLOW_PROBE = """<script>window.addEventListener('load', () => setTimeout(() => {
+  const edge = document.documentElement.clientWidth + 1, out = [];
+  document.querySelectorAll('body *').forEach(e => {
+    const r = e.getBoundingClientRect();
+    if (r.width > 0 && r.right > edge && !e.closest('details:not([open])')) {
+      const t = e.closest('table'), c = t && t.querySelector('caption');
+      out.push(e.tagName + (c ? ' in "' + c.textContent.slice(0, 60) + '"' : '') + ': ' + Math.round(r.right));
+    }
+  });
+  const p = document.createElement('pre'); p.id = 'overflow-probe';
+  p.textContent = JSON.stringify(out.slice(0, 20)); document.body.appendChild(p);
+}, 1500));</script></body>"""
+
+
+def past_right_edge(page: Path, work: Path, width: int = 1300) -> list[str]:
+    """Elements drawn past the right edge of a ``width``-pixel window (closed <details>
+    excepted): what a reader would have to scroll sideways for.
+
+    Example:
+        assert past_right_edge(Path("out/attls.html"), tmp_path) == []
+    """
+    work.mkdir(parents=True, exist_ok=True)
+    probe = work / f"probe-{page.name}"
+    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", _OVERFLOW_PROBE))
+    proc = subprocess.run(
+        [
+            _chromium(),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            f"--user-data-dir={work / 'profile-probe'}",
+            f"--window-size={width},2000",
+            "--virtual-time-budget=15000",
+            "--dump-dom",
+            probe.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    start = proc.stdout.index('<pre id="overflow-probe">') + len('<pre id="overflow-probe">')
+    return json.loads(html.unescape(proc.stdout[start : proc.stdout.index("</pre>", start)]))

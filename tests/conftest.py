@@ -9,9 +9,9 @@ import pytest
 # tests/helpers.py is imported as `helpers` by the test modules.
 sys.path.insert(0, str(Path(__file__).parent))
 
-from mqcap.settings import Settings, find_project_root
+from mqcap.settings import Settings
 
-PROJECT = find_project_root(Path(__file__).parent)
+from helpers import PROJECT
 
 
 @pytest.fixture

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import hashlib
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 import polars as pl
 
+from mqcap.errors import InputError
 from mqcap.parsers.base import ParseContext, Parser
+from mqcap.settings import find_project_root
 
 FIXTURES = Path(__file__).parent / "fixtures"
+PROJECT = find_project_root(Path(__file__).parent)
 
 
 @dataclass
@@ -35,6 +39,19 @@ def parse_file(parser: Parser, path: Path, name: str | None = None) -> Parsed:
     for table_name, rows in parser.parse(ctx):
         frames.setdefault(table_name, []).append(parser.table(table_name).frame(rows))
     return Parsed({t: pl.concat(fs) for t, fs in frames.items()}, ctx)
+
+
+def query(settings, sql: str, params: list | None = None) -> list[tuple]:
+    """Rows of ``sql`` on the warehouse of ``settings``, read-only (closed at once: no lock kept).
+
+    Example:
+        query(settings, "select count(*) from landing.driver_results")  # [(10,)]
+    """
+    con = duckdb.connect(str(settings.warehouse), read_only=True)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
 
 
 def landing_fingerprint(warehouse: Path) -> dict[str, tuple[int, str]]:
@@ -74,3 +91,46 @@ def tree_hashes(root: Path) -> dict[str, str]:
         for p in sorted(root.rglob("*"))
         if p.is_file()
     }
+
+
+def check_parse_property(
+    parser: Parser, name: str, data: bytes, *, must_land: bool = False
+) -> None:
+    """The fuzzing property every parser keeps, on the bytes ``data`` saved as ``name``.
+
+    Either an :class:`InputError` naming this file and a position inside the input (a line from
+    1 to the number of lines for text formats, a byte offset within the data for binary ones), or
+    rows that fit the declared tables exactly, each naming this file and a position inside the
+    input; ``key``/``name`` columns are never NULL; with ``must_land`` a success lands rows.
+
+    Example:
+        check_parse_property(chstatus.PARSER, "chstatus.txt", mutated_bytes, must_land=True)
+    """
+    text = parser.mode == "text"
+    n_lines = data.count(b"\n") + 1
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / name
+        path.write_bytes(data)
+        try:
+            parsed = parse_file(parser, path)
+        except InputError as err:
+            assert err.file == name
+            if text:
+                assert err.line is not None and 1 <= err.line <= n_lines, err
+            else:
+                assert err.offset is not None and 0 <= err.offset <= len(data), err
+            return
+    if must_land:
+        assert parsed.tables, "a parse that succeeds lands something"
+    lineage, low, high = ("source_line", 1, n_lines) if text else ("source_offset", 0, len(data))
+    for table, frame in parsed.tables.items():
+        assert set(frame.columns) == set(parser.table(table).columns)
+        if not frame.height:
+            continue
+        assert frame["source_file"].unique().to_list() == [name]
+        if lineage in frame.columns:
+            assert frame[lineage].null_count() == 0, table
+            assert low <= frame[lineage].min() and frame[lineage].max() <= high, table
+        for key in ("key", "name"):
+            if key in frame.columns:
+                assert frame[key].null_count() == 0, (table, key)

@@ -37,7 +37,7 @@ def test_minimal_header_and_extra_columns(tmp_path):
         f"{HEADER},Service Class\n2024-03-01 10:00,2024-03-01 10:15,MV41,CSQ1MSTR,1.5,STCHI\n"
     )
     row = parse_file(ascpu_csv.PARSER, f)["ascpu_interval"].row(0, named=True)
-    assert (row["cpu_s"], row["srb_s"], row["extra"]) == (1.5, None, "service_class=STCHI")
+    assert (row["cpu_s"], row["srb_s"], row["extra"]) == (1.5, None, '{"service_class": "STCHI"}')
 
 
 @pytest.mark.parametrize(

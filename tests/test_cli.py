@@ -23,6 +23,9 @@ COMMANDS = [
     "demo",
     "export",
     "watch",
+    "init",
+    "shell",
+    "open",
 ]
 
 
@@ -135,3 +138,27 @@ def test_commands_say_plainly_when_another_process_holds_the_warehouse(
         holder.wait()
     time.sleep(0.2)
     assert _invoke(settings, "sql", "select 1 as one", "--format", "csv").output == "one\n1\n"
+
+
+def test_shell_completion_as_documented():
+    script = CliRunner().invoke(main, [], prog_name="mqcap", env={"_MQCAP_COMPLETE": "bash_source"})
+    assert "_mqcap_completion()" in script.output
+    assert "complete -o nosort -F _mqcap_completion mqcap" in script.output
+    words = CliRunner().invoke(
+        main,
+        [],
+        prog_name="mqcap",
+        env={"_MQCAP_COMPLETE": "bash_complete", "COMP_WORDS": "mqcap sh", "COMP_CWORD": "1"},
+    )
+    assert words.output.splitlines() == ["plain,shell"]
+    options = CliRunner().invoke(
+        main,
+        [],
+        prog_name="mqcap",
+        env={
+            "_MQCAP_COMPLETE": "bash_complete",
+            "COMP_WORDS": "mqcap sql --ware",
+            "COMP_CWORD": "2",
+        },
+    )
+    assert "plain,--warehouse" in options.output.splitlines()

@@ -157,3 +157,24 @@ def test_binary_data_is_an_error_naming_the_line(tmp_path, parser, path):
     with pytest.raises(InputError) as err:
         parse_file(parser, binary)
     assert err.value.line == 4 and "binary" in err.value.reason
+
+
+def test_streaming_results_without_round_trip_land_with_their_target(tmp_path):
+    path = tmp_path / "results.csv"
+    path.write_text(
+        "study,run_id,rate_per_s,threads,message_bytes,transactions,target_rate_per_s\n"
+        "streaming,tls13-1m,160,1,1048576,19200,250\n"
+    )
+    assert driver_csv.PARSER.sniff(path.read_bytes(), path.name)
+    row = parse_file(driver_csv.PARSER, path)["driver_results"].row(0, named=True)
+    assert (row["rate_per_s"], row["round_trip_us"], row["target_rate_per_s"]) == (
+        160.0, None, 250.0,
+    )  # fmt: skip
+
+
+def test_a_row_with_neither_round_trip_nor_target_is_an_error(tmp_path):
+    path = tmp_path / "results.csv"
+    path.write_text("run_id,rate_per_s,round_trip_us,target_rate_per_s\nr1,160,,250\nr2,90,,\n")
+    with pytest.raises(InputError) as err:
+        parse_file(driver_csv.PARSER, path)
+    assert err.value.line == 3 and "round_trip_us is empty" in err.value.reason

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 from mqcap.generate import ScenarioError, generate, load_scenario
 from mqcap.generate.scenario import exact_window, quantum
-from mqcap.generate.smf import AVAILABLE as SMF_ENCODER
 from mqcap.parsers import detect
 
 from helpers import parse_file, tree_hashes
@@ -31,6 +30,8 @@ KIND_BY_NAME = {
     "chstatus.txt": "chstatus",
     "netstat.txt": "netstat",
     "mqsmf.bin": "smf_mq",
+    "study.yaml": "study",
+    "cph.out": "driver_cph",
 }
 
 
@@ -95,14 +96,17 @@ def test_every_generated_file_is_recognised_as_its_kind_and_parses(fresh):
         result = parse_file(parser, path)
         assert sum(df.height for df in result.tables.values()) > 0, path
         seen[parser.kind] = seen.get(parser.kind, 0) + 1
+    # attls + keysize + protection (82 runs), streaming (9), threadsweep (320, mq-cph output)
     assert seen == {
-        "manifest": 82,
-        "driver_csv": 82,
-        "rmf_workload": 82,
+        "manifest": 411,
+        "study": 2,
+        "driver_csv": 91,
+        "driver_cph": 320,
+        "rmf_workload": 91,
         "rmf_crypto": 26,
-        "chstatus": 34,
+        "chstatus": 43,
         "netstat": 10,
-        "smf_mq": 34,
+        "smf_mq": 43,
     }
 
 
@@ -299,7 +303,6 @@ def test_protection_totals_parts_and_fits_are_the_papers(fresh):
 
 
 def test_smf_dump_carries_the_channels_and_chin_tasks(fresh):
-    assert SMF_ENCODER  # the SMF engineer's encoder is present: every request/reply run has SMF
     smf = parsed(fresh / "attls" / "attls-chacha-1m" / "mqsmf.bin")
     qcst = smf["smf_qcst"]
     assert sorted(qcst["chl_name"].unique().to_list()) == ["QML1.TO.QML2", "QML2.TO.QML1"]

@@ -5,29 +5,20 @@ from __future__ import annotations
 import os
 import shutil
 
-import duckdb
 import pytest
 
 from mqcap.errors import UsageError
 from mqcap.ingest import ingest
 
-from helpers import landing_fingerprint, tree_hashes
-
-
-def _rows(settings, sql: str):
-    con = duckdb.connect(str(settings.warehouse), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
+from helpers import landing_fingerprint, query, tree_hashes
 
 
 def test_sample_study_lands_every_file_with_lineage(settings, sample_study):
     report = ingest(settings)
     assert len(report.landed) == 20 and report.set_aside == []
-    assert _rows(settings, "select count(*) from landing.driver_results") == [(10,)]
-    assert _rows(settings, "select count(*) from landing.run_manifest") == [(10,)]
-    row = _rows(
+    assert query(settings, "select count(*) from landing.driver_results") == [(10,)]
+    assert query(settings, "select count(*) from landing.run_manifest") == [(10,)]
+    row = query(
         settings,
         """select d.source_file, d.source_line, d.round_trip_us, l.study, l.run_id
            from landing.driver_results d join meta.ingest_ledger l using (file_id)
@@ -46,7 +37,7 @@ def test_same_file_twice_is_one_set_of_rows(settings, sample_study):
     os.utime(f, (1, 1))
     assert ingest(settings).landed == []
     assert landing_fingerprint(settings.warehouse) == before
-    assert _rows(settings, "select count(*) from meta.ingest_ledger where status = 'loaded'") == [
+    assert query(settings, "select count(*) from meta.ingest_ledger where status = 'loaded'") == [
         (20,)
     ]
 
@@ -59,14 +50,14 @@ def test_changed_file_replaces_its_own_rows(settings, sample_study):
     assert [(o.path, o.status, o.rows) for o in report.landed] == [
         ("attls/ssl-chacha-2k/results.csv", "replaced", 2)
     ]
-    rows = _rows(
+    rows = query(
         settings,
         """select round_trip_us from landing.driver_results d join meta.ingest_ledger l
            using (file_id) where l.run_id = 'ssl-chacha-2k' order by 1""",
     )
     assert rows == [(2000.0,), (2083.0,)]
-    assert _rows(settings, "select count(*) from landing.driver_results") == [(11,)]
-    statuses = _rows(
+    assert query(settings, "select count(*) from landing.driver_results") == [(11,)]
+    statuses = query(
         settings,
         "select status from meta.ingest_ledger where path = 'attls/ssl-chacha-2k/results.csv' "
         "order by file_id",
@@ -84,7 +75,7 @@ def test_duplicate_content_under_another_name_is_set_aside(settings, sample_stud
     assert aside.reason == (
         "duplicate of attls/ssl-chacha-2k/results.csv (same content already loaded)"
     )
-    assert _rows(settings, "select count(*) from landing.driver_results") == [(10,)]
+    assert query(settings, "select count(*) from landing.driver_results") == [(10,)]
 
 
 def test_bad_file_is_set_aside_with_position_and_next_file_loads(settings, sample_study):
@@ -107,7 +98,7 @@ def test_bad_file_is_set_aside_with_position_and_next_file_loads(settings, sampl
     } == {
         k: v for k, v in before.items() if k not in ("driver_results", "meta.ingest_ledger(loaded)")
     }
-    assert _rows(
+    assert query(
         settings, "select count(*) from landing.driver_results where source_file like '%more.csv'"
     ) == [(0,)]
     # Raw files are never modified or moved.
@@ -143,7 +134,7 @@ def test_same_bytes_in_two_run_folders_describe_two_runs(settings, sample_study)
     (sample_study / "attls-chacha-2k" / "results.csv").write_bytes(a)
     report = ingest(settings)
     assert report.set_aside == []
-    rows = _rows(
+    rows = query(
         settings,
         """select l.run_id, d.round_trip_us from landing.driver_results d
            join meta.ingest_ledger l using (file_id)

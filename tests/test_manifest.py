@@ -171,3 +171,41 @@ def test_files_of_a_run_with_invalid_manifest_wait_for_it(settings):
         "keysize/r1/run.yaml",
     ]
     assert {o.run_id for o in report.landed} == {"rsa2048-tls12"}
+
+
+DISTRIBUTED = """\
+study: threadsweep
+run: local-m2002a-off-2k-t8
+configuration: Feature off
+platform: appliance
+host: mqa-a1
+hardware_model: M2002A
+scenario: local
+series: series/off.csv
+workload: {type: request_reply, message_bytes: 2048, persistence: persistent, threads: 8}
+"""
+
+
+def test_distributed_manifest_names_platform_host_model_scenario_without_interval(tmp_path):
+    m = _load(tmp_path, DISTRIBUTED)
+    assert (m["platform"], m["host"], m["hardware_model"], m["scenario"], m["series"]) == (
+        "appliance", "mqa-a1", "M2002A", "local", "series/off.csv",
+    )  # fmt: skip
+    assert m["interval_start"] is None and m["interval_end"] is None and m["system"] is None
+
+
+def test_a_z_os_system_id_implies_the_zos_platform(tmp_path):
+    assert _load(tmp_path, GOOD)["platform"] == "zos"
+
+
+def test_unknown_platform_names_line_field_and_choices(tmp_path):
+    err = _error(tmp_path, DISTRIBUTED.replace("platform: appliance", "platform: mainframe"))
+    assert str(err) == (
+        "keysize/r/run.yaml line 4: field platform: expected zos, distributed or appliance, "
+        "got 'mainframe'"
+    )
+
+
+def test_series_outside_the_study_folder_is_an_error(tmp_path):
+    err = _error(tmp_path, DISTRIBUTED.replace("series/off.csv", "../other/off.csv"))
+    assert err.field == "series" and err.line == 8

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-import duckdb
 import pytest
 
 from mqcap.build import build
 from mqcap.ingest import ingest
+
+from helpers import query
 
 pytestmark = pytest.mark.xdist_group("dbt")
 
@@ -70,14 +71,6 @@ def _write_003(raw):
     (raw / "tambi" / "ascpu-day.csv").write_text("\n".join(rows) + "\n")
 
 
-def _query(settings, sql):
-    con = duckdb.connect(str(settings.warehouse), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
-
-
 def test_seed_003_fits_come_out_of_the_pipeline(settings):
     _write_003(settings.raw_root)
     report = ingest(settings)
@@ -85,7 +78,7 @@ def test_seed_003_fits_come_out_of_the_pipeline(settings):
     build(settings)
     fits = {
         row[0]: row[1:]
-        for row in _query(
+        for row in query(
             settings,
             """select configuration, slope_a, intercept_b, r_squared, n_points,
                       slope_a_ci95_low, slope_a_ci95_high
@@ -103,7 +96,7 @@ def test_seed_003_fits_come_out_of_the_pipeline(settings):
     a, b, *_ = fits["Weak encryption, 10 recipients"]
     assert (round(a, 5), round(b, 1)) == (0.39537, 6213.5)
     # Cost by role is kept too: the application's own cost per round trip at 1,000 bytes.
-    assert _query(
+    assert query(
         settings,
         """select role, cpu_source, round(cpu_us_per_txn, 6), transactions_source
            from marts.fct_address_space_cost where run_id = 'p1-1000' order by role""",
@@ -113,7 +106,7 @@ def test_seed_003_fits_come_out_of_the_pipeline(settings):
 def test_seed_000_round_trip_increases(settings, sample_study):
     assert ingest(settings).set_aside == []
     build(settings)
-    rows = _query(
+    rows = query(
         settings,
         """select message_bytes, baseline_value, variant_value, round(pct_change, 2)
            from marts.fct_comparison where measure = 'round_trip_us' order by message_bytes""",

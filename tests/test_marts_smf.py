@@ -107,3 +107,35 @@ def test_channel_accounting_by_run(warehouse):
     }
     assert got == {k: v for k, v in expected.items()}
     assert len(got) >= 2
+
+
+def test_busy_pct_from_mq_smf_csv_task_statistics(settings):
+    """mq-smf-csv prints the interval in whole seconds only (no microseconds): the task
+    statistics still reach their runs by time and busy % = elapsed / interval is not empty."""
+    for run, start, end in (
+        ("a", datetime(2016, 2, 27, 18, 0), SPLIT),
+        ("b", SPLIT, datetime(2016, 2, 27, 18, 20)),
+    ):
+        d = settings.raw_root / "chl" / run
+        d.mkdir(parents=True)
+        (d / "run.yaml").write_text(_manifest(run, start, end))
+    for struct in ("QCTADP", "QCTDSP"):
+        shutil.copy(GOLDEN / f"SMF-{struct}.csv", settings.raw_root / f"SMF-{struct}.csv")
+    report = ingest(settings)
+    assert report.set_aside == []
+    build(settings)
+    expected: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for task_type, struct in (("dispatcher", "QCTDSP"), ("adapter", "QCTADP")):
+        for row in _golden(struct):
+            mid = _record_time(row) - timedelta(seconds=int(row["Interval_Duration"]) / 2)
+            acc = expected[("chl/a" if mid < SPLIT else "chl/b", task_type)]
+            acc[0] += _us(row, "Task_Elapsed_Time")
+            acc[1] += int(row["Interval_Duration"]) * 1_000_000
+    with duckdb.connect(str(settings.warehouse), read_only=True) as con:
+        rows = con.execute(
+            "select run_key, task_type, busy_pct from marts.fct_chinit_task_stack"
+        ).fetchall()
+    assert {(r[0], r[1]) for r in rows} == set(expected)
+    for run_key, task_type, busy in rows:
+        elapsed, interval = expected[(run_key, task_type)]
+        assert busy == pytest.approx(elapsed * 100 / interval, rel=1e-12)

@@ -5,21 +5,14 @@ from __future__ import annotations
 
 import json
 
-import duckdb
 import pytest
 from pypdf import PdfReader
 
 from mqcap.pipeline import run
 
+from helpers import query
+
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("e2e")]
-
-
-def _one(settings, sql):
-    con = duckdb.connect(str(settings.warehouse), read_only=True)
-    try:
-        return con.execute(sql).fetchall()
-    finally:
-        con.close()
 
 
 def test_sample_study_runs_end_to_end_and_incrementally(settings, sample_study):
@@ -37,7 +30,7 @@ def test_sample_study_runs_end_to_end_and_incrementally(settings, sample_study):
     assert result.landing.checks == sum(len(suites[s]["expectations"]) for s in expected)
     assert "marts.fct_driver_results" in {r.table for r in result.marts.results}
     # Published figure (seed 000): MQ + AT-TLS 1 MB round trip 956,592 us vs 693,844 us.
-    rows = _one(
+    rows = query(
         settings,
         """select run_id, round_trip_us, transactions, interval_s from marts.fct_driver_results
            where message_bytes = 1048576 order by run_id""",
@@ -62,7 +55,7 @@ def test_sample_study_runs_end_to_end_and_incrementally(settings, sample_study):
     f.write_text("rate_per_s,round_trip_us,threads,message_bytes\n1.1,900000,1,1048576\n")
     changed = run(settings, reports=False)
     assert [o.status for o in changed.ingest.landed] == ["replaced"]
-    assert _one(
+    assert query(
         settings,
         "select round_trip_us from marts.fct_driver_results where run_id = 'attls-chacha-1m'",
     ) == [(900000.0,)]

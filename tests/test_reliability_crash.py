@@ -26,8 +26,7 @@ from mqcap import warehouse
 from mqcap.ingest import ingest
 from mqcap.settings import Settings
 
-from conftest import PROJECT
-from helpers import FIXTURES, landing_fingerprint
+from helpers import FIXTURES, PROJECT, landing_fingerprint
 from reliability_summary import CRASH_SEED, KILL_POINTS, ledger_landing_disagreements
 
 # Its own group: it runs beside the other reliability modules, keeping the suite under 2 min.
@@ -114,7 +113,7 @@ class Killer:
 
     def kill_when_built(self, model: str, extra: float) -> bool:
         """Kill ``mqcap build`` once dbt has written ``model`` (its log says so)."""
-        log = self.settings.warehouse.parent / "logs" / "dbt.log"
+        log = self.settings.dbt_logs / "dbt.log"
         start = log.stat().st_size if log.exists() else 0
         proc = self.start("build")
         deadline = time.monotonic() + 180

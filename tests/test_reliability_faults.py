@@ -16,8 +16,11 @@ from pathlib import Path
 import duckdb
 import pytest
 from click.testing import CliRunner
+from env_faults import deny, fill_disk
 
+from mqcap import ingest as ingest_mod
 from mqcap.cli import main as cli
+from mqcap.errors import EnvironmentProblem
 from mqcap.ingest import ingest
 from mqcap.settings import Settings
 
@@ -25,6 +28,7 @@ from helpers import landing_fingerprint, tree_hashes
 from reliability_summary import (
     FORMATS,
     MANIFEST_ERRORS,
+    env_fault_cases,
     expected,
     fault_cases,
     faulty,
@@ -53,7 +57,7 @@ def base(tmp_path_factory) -> tuple[Path, dict]:
 
 
 def _settings(root: Path) -> Settings:
-    from conftest import PROJECT
+    from helpers import PROJECT
 
     return Settings.load(
         warehouse=root / "wh" / "warehouse.duckdb",
@@ -205,3 +209,64 @@ def test_each_manifest_error_is_set_aside_with_line_and_field(base, tmp_path, er
     assert fingerprint_without(settings.warehouse, [by_path[next_rel].file_id]) == base[1]
     assert ledger_landing_disagreements(settings.warehouse) == []
     assert f"  study2/r9/run.yaml{' ' + position if position else ''}: " in _status_lines(settings)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "fault"), env_fault_cases(), ids=[f"{a}-{b}" for a, b in env_fault_cases()]
+)
+def test_environment_fault_sets_nothing_aside_keeps_the_loaded_version_and_is_retried(
+    base, tmp_path, monkeypatch, fmt, fault
+):
+    """A changed good version of a loaded file meets an environment fault while it is read or
+    committed: not set aside, the loaded version stays intact, the next ingest replaces it."""
+    settings = _case(base, tmp_path)
+    rel = rel_path(fmt)
+    path = settings.raw_root / rel
+    path.write_bytes(faulty(fmt, "changed_good"))
+    next_rel = _next_good(settings, f"env-{fmt}-{fault}")
+    batch = [path, settings.raw_root / next_rel]
+    raw_before = tree_hashes(settings.raw_root)
+    if fault == "unreadable":
+        deny(monkeypatch, path)
+    elif fault == "disk_full":
+        fill_disk(monkeypatch)
+    else:  # gone after the deletion sweep, between listing and reading
+        sweep = ingest_mod._Ingestor.sweep_deleted
+
+        def sweep_then_lose(self, files):
+            sweep(self, files)
+            path.rename(path.with_name(".hidden-" + path.name))
+            if fault == "now_a_folder":
+                path.mkdir()
+
+        monkeypatch.setattr(ingest_mod._Ingestor, "sweep_deleted", sweep_then_lose)
+
+    if fault == "disk_full":  # the batch stops: nothing after the failed commit is tried
+        with pytest.raises(EnvironmentProblem, match="No space left on device"):
+            ingest(settings, batch)
+        new_ids = []
+    else:
+        report = ingest(settings, batch)
+        by_path = {o.path: o for o in report.outcomes}
+        assert by_path[rel].status == "skipped", by_path[rel]
+        assert "retried on the next ingest" in by_path[rel].reason
+        assert report.set_aside == []
+        assert (by_path[next_rel].status, by_path[next_rel].rows) == ("loaded", 1)
+        new_ids = [by_path[next_rel].file_id]
+    monkeypatch.undo()
+    assert [r[0] for r in _ledger(settings, rel)] == ["loaded"]
+    assert fingerprint_without(settings.warehouse, new_ids) == base[1]
+    assert ledger_landing_disagreements(settings.warehouse) == []
+
+    # The fault is gone (space freed, permissions fixed, the file back): retried, untouched.
+    if fault in ("vanished", "now_a_folder"):
+        if fault == "now_a_folder":
+            path.rmdir()
+        path.with_name(".hidden-" + path.name).rename(path)
+    report = ingest(settings, batch)
+    by_path = {o.path: o for o in report.outcomes}
+    assert (by_path[rel].status, by_path[rel].kind) == ("replaced", kind_of(fmt))
+    assert [r[0] for r in _ledger(settings, rel)] == ["replaced", "loaded"]
+    assert by_path[next_rel].status == ("loaded" if fault == "disk_full" else "unchanged")
+    assert ledger_landing_disagreements(settings.warehouse) == []
+    assert tree_hashes(settings.raw_root) == raw_before

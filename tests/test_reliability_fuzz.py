@@ -21,7 +21,7 @@ from mqcap.errors import InputError
 from mqcap.parsers import detect, driver_csv, manifest
 from mqcap.parsers.smf import binary, csv_loader
 
-from helpers import FIXTURES, parse_file
+from helpers import FIXTURES, check_parse_property, parse_file
 from reliability_summary import FIXED_PARSER_BUGS, FORMATS, ledger_landing_disagreements
 
 GOLDEN = FIXTURES / "golden" / "mq-smf-csv"
@@ -142,30 +142,6 @@ def mutated_dump(draw):
     return path.name, bytes(data)
 
 
-def _check(parser, name: str, data: bytes, *, text: bool) -> None:
-    """The property: rows that fit the tables, or an InputError naming file and position."""
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / name
-        path.write_bytes(data)
-        try:
-            parsed = parse_file(parser, path)
-        except InputError as err:
-            assert err.file == name
-            if text:
-                assert err.line is not None and 1 <= err.line <= data.count(b"\n") + 1
-            else:
-                assert err.offset is not None and 0 <= err.offset <= len(data)
-            return
-    for table, frame in parsed.tables.items():
-        assert set(frame.columns) == set(parser.table(table).columns)
-        if frame.height:
-            assert frame["source_file"].unique().to_list() == [name]
-            lineage = "source_line" if text else "source_offset"
-            if lineage in frame.columns:
-                assert frame[lineage].null_count() == 0
-                assert frame[lineage].min() >= 0 and frame[lineage].max() <= len(data)
-
-
 FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -173,28 +149,28 @@ FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCh
 @given(mutated(MANIFESTS, NOISE["manifest"]))
 def test_mutated_manifests_raise_only_input_error(case):
     _name, data = case
-    _check(manifest.PARSER, "run.yaml", data, text=True)
+    check_parse_property(manifest.PARSER, "run.yaml", data)
 
 
 @FUZZ
 @given(mutated(RESULTS, NOISE["csv"]))
 def test_mutated_results_csv_raise_only_input_error(case):
     name, data = case
-    _check(driver_csv.PARSER, name, data, text=True)
+    check_parse_property(driver_csv.PARSER, name, data)
 
 
 @FUZZ
 @given(mutated(SMF_CSV, NOISE["csv"]))
 def test_mutated_mq_smf_csv_raise_only_input_error(case):
     name, data = case
-    _check(csv_loader.PARSER, name, data, text=True)
+    check_parse_property(csv_loader.PARSER, name, data)
 
 
 @FUZZ
 @given(mutated_dump())
 def test_mutated_smf_dumps_raise_only_input_error(case):
     name, data = case
-    _check(binary.PARSER, name, data, text=False)
+    check_parse_property(binary.PARSER, name, data)
 
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -213,14 +189,14 @@ def test_detect_and_parse_any_mutated_fixture_raise_only_input_error(case):
         path.write_bytes(data)
         parser = detect(path, name)
     if parser is not None:
-        _check(parser, name, data, text=parser.mode == "text")
+        check_parse_property(parser, name, data)
 
 
 @pytest.fixture(scope="module")
 def shared_warehouse(tmp_path_factory):
     from mqcap.settings import Settings
 
-    from conftest import PROJECT
+    from helpers import PROJECT
 
     root = tmp_path_factory.mktemp("fuzz-ingest")
     (root / "raw").mkdir()
@@ -266,7 +242,7 @@ def test_fixed_parser_bug_is_set_aside_with_its_position(tmp_path, kind, needle,
     from mqcap.ingest import ingest
     from mqcap.settings import Settings
 
-    from conftest import PROJECT
+    from helpers import PROJECT
 
     settings = Settings.load(
         warehouse=tmp_path / "wh" / "w.duckdb", raw=tmp_path / "raw", project_root=PROJECT

@@ -25,6 +25,7 @@ from mqcap.ingest import ingest
 from mqcap.reports import render_reports
 from mqcap.validate import validate
 
+from helpers import query
 from reliability_summary import HOSTILE, ledger_landing_disagreements
 
 pytestmark = pytest.mark.xdist_group("reliability")
@@ -104,14 +105,6 @@ def hostile(settings):
     return settings, report, build(settings), validate(settings, "all", None)
 
 
-def _rows(settings, sql: str, params=None) -> list[tuple]:
-    con = duckdb.connect(str(settings.warehouse), read_only=True)
-    try:
-        return con.execute(sql, params or []).fetchall()
-    finally:
-        con.close()
-
-
 class _Elements(HTMLParser):
     """Every element and the text of every <script>, as a browser would tokenise them."""
 
@@ -154,38 +147,38 @@ def test_hostile_values_round_trip_and_the_report_shows_them_as_text(hostile):
     assert built.ok and built.counts.get("error", 0) == 0
     assert checked.ok, [f.message() for f in checked.failures]
     # The canary and every table are intact; ledger and landing agree.
-    assert _rows(settings, "select keep from main.x") == [(42,)]
+    assert query(settings, "select keep from main.x") == [(42,)]
     assert ledger_landing_disagreements(settings.warehouse) == []
     # Exact round trips: manifest fields, labels, CSV values, file names, channel names.
-    assert _rows(
+    assert query(
         settings,
         "select run_id, description, configuration, qmgr from landing.run_manifest order by 1",
     ) == [
         ("h0", f"{SCRIPT} {DOTS}", SQL, SQL),
         ("h1", f"{SCRIPT} {DOTS}", SCRIPT + IMG, SQL),
     ]
-    labels = _rows(settings, "select distinct label, value from landing.run_label order by 1, 2")
+    labels = query(settings, "select distinct label, value from landing.run_label order by 1, 2")
     assert labels == sorted(
         [("cipher", SQL), ("markup", IMG), ("path", DOTS), ("protection", SCRIPT)]
     )
-    assert _rows(settings, "select source_file, extra from landing.driver_results order by 1") == [
-        (f"hostile/{CSV_FILE}", f"comment={SCRIPT + IMG};path={SQL + DOTS}"),
-        ("hostile/h1/results.csv", f"comment={SCRIPT + IMG};path={SQL + DOTS}"),
+    assert query(settings, "select source_file, extra from landing.driver_results order by 1") == [
+        (f"hostile/{CSV_FILE}", json.dumps({"comment": SCRIPT + IMG, "path": SQL + DOTS})),
+        ("hostile/h1/results.csv", json.dumps({"comment": SCRIPT + IMG, "path": SQL + DOTS})),
     ]
-    channels = _rows(
+    channels = query(
         settings,
         "select distinct value from landing.chstatus_attr where key = 'CHANNEL' order by 1",
     )
     assert channels == sorted((h,) for h in HOSTILE)
-    assert _rows(
+    assert query(
         settings,
         "select distinct value from landing.chstatus_attr where key = 'RQMNAME'",
     ) == [(SQL,)]
-    assert _rows(
+    assert query(
         settings, "select path from meta.ingest_ledger where path = ?", [f"hostile/{CHANNEL_FILE}"]
     ) == [(f"hostile/{CHANNEL_FILE}",)]
     # And through dbt to the marts the reports read.
-    assert _rows(
+    assert query(
         settings, "select run_id, configuration, description from marts.dim_run order by 1"
     ) == [("h0", SQL, f"{SCRIPT} {DOTS}"), ("h1", SCRIPT + IMG, f"{SCRIPT} {DOTS}")]
 
@@ -205,7 +198,7 @@ def test_hostile_values_round_trip_and_the_report_shows_them_as_text(hostile):
     assert [s for s in page.scripts if s.strip() == "alert(1)"] == []
     assert "<script>alert(1)</script>" not in html
     assert "<img src=x" not in html
-    assert _rows(settings, "select keep from main.x") == [(42,)]
+    assert query(settings, "select keep from main.x") == [(42,)]
 
 
 def test_files_outside_the_raw_root_are_never_read(settings, tmp_path):
@@ -234,7 +227,7 @@ def test_files_outside_the_raw_root_are_never_read(settings, tmp_path):
         report = ingest(settings)
         assert report.landed == [] and report.set_aside == []
         assert not any("link" in o.path for o in report.outcomes)
-        assert _rows(
+        assert query(
             settings, "select count(*) from meta.ingest_ledger where path like '%link%'"
         ) == [(0,)]
         assert (
@@ -266,4 +259,4 @@ def test_hostile_study_and_run_ids_are_refused(settings):
     for path, (position, reason) in reasons.items():
         assert position in ("line 1", "line 2", "line 3"), (path, position)
         assert reason.startswith("field "), reason
-    assert _rows(settings, "select keep from main.x") == [(42,)]
+    assert query(settings, "select keep from main.x") == [(42,)]

@@ -202,7 +202,8 @@ def test_table_escapes_data_and_formats_numbers_for_both_targets() -> None:
     assert "<script>" not in data["text/html"]
     lines = data["text/markdown"].splitlines()
     assert lines[0] == r"| Address space | CPU µs\/txn | Runs |"
-    assert lines[1] == "|:---|---:|---:|"
+    # Dashes size the columns in a PDF: the longest cell or header word (25, 6, 4 characters).
+    assert lines[1] == "|:" + "-" * 24 + "|-----:|---:|"
     assert lines[2] == r"| \<script\>alert\(1\)\<\/script\> | 1\,234 | 3 |"
     assert lines[3] == r"| a\|b | 7 | 12 |"
 

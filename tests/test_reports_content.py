@@ -10,8 +10,10 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from html import unescape
 from pathlib import Path
 
+import duckdb
 import pandas as pd
 import pytest
 from pypdf import PdfReader
@@ -23,7 +25,7 @@ from mqcap.render import render_report
 from mqcap.render.display import table
 from mqcap.settings import Settings, find_project_root
 
-from browser_support import ChartFinder, load_page
+from browser_support import ChartFinder, load_page, past_right_edge
 
 pytestmark = pytest.mark.xdist_group("reports")
 
@@ -35,18 +37,20 @@ SECTIONS = {
     "cost": "Cost per transaction by address space",
     "rate": "Transaction rate and round-trip time",
     "fit": "Cost as a function of message size",
+    "findings": "Findings",
     "tasks": "Channel initiator tasks",
     "channels": "Channel batches and network time",
     "netstat": "TCP/IP behaviour (NETSTAT)",
     "crypto": "Cryptographic hardware",
     "starts": "Starting and stopping channels",
+    "runs": "Appendix: runs and comparisons",
     "appendix": "Appendix: raw files behind every run",
 }
 # Which sections each generated study has data for (attls: no crypto card report; protection:
 # address-space CSV-like RMF and driver only; keysize: crypto and channel starts, no NETSTAT).
 EXPECTED = {
     "attls": set(SECTIONS) - {"crypto"},
-    "protection": {"environment", "cost", "rate", "fit", "appendix"},
+    "protection": {"findings", "environment", "cost", "rate", "fit", "runs", "appendix"},
     "keysize": set(SECTIONS) - {"netstat", "fit"},
 }
 
@@ -138,6 +142,11 @@ def test_title_names_the_study(rendered):
     html = _html(rendered, "attls")
     assert "<title>MQ performance study: attls</title>" in html
     assert "44 runs in 3 configurations" in html
+    # Local time of the measured system, labelled as such (the manifests' times).
+    assert (
+        "between 2021-06-01 08:00 and 2021-06-01 11:17 (local time of the measured system"
+        in _plain(html)
+    )
 
 
 def test_round_trip_table_has_the_published_increase_row(rendered):
@@ -236,17 +245,63 @@ def test_appendix_traces_every_run_to_its_files(rendered, settings):
     assert appendix.count("<tr>") - 1 == 202  # every attls file generated lands in a run
 
 
-def test_overview_links_every_study_with_a_headline(rendered):
+def _first_findings(settings) -> dict[str, list[str]]:
+    con = duckdb.connect(str(settings.warehouse), read_only=True)
+    try:
+        rows = con.execute(
+            "select study, sentence from marts.fct_findings order by study, finding_rank"
+        ).fetchall()
+    finally:
+        con.close()
+    out: dict[str, list[str]] = {}
+    for study, sentence in rows:
+        out.setdefault(study, []).append(sentence)
+    return out
+
+
+def _plain(fragment: str) -> str:
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", fragment)).split())
+
+
+def test_overview_links_every_study_with_its_first_finding(rendered, settings):
     html = _html(rendered, "index")
     for study in ("attls", "keysize", "protection"):
         assert f'href="{study}.html"' in html and f'href="{study}.pdf"' in html
-    # Headline: the largest round-trip change of a message-moving run (seed 000's 1 MB row).
-    attls = " ".join(
-        html[html.index('href="attls.html"') : html.index('href="keysize.html"')].split()
-    )
+    findings = _first_findings(settings)
+    attls = _plain(html[html.index('href="attls.html"') : html.index('href="keysize.html"')])
     assert "44 runs, 3 configurations" in attls
-    assert "Largest change in round-trip time: <strong>+37.87%</strong>" in attls
-    assert "attls-chacha-1m" in attls
+    # The headline is the study's first-ranked finding, as fct_findings words it.
+    assert findings["attls"][0].rstrip(".") in attls
+    assert "(local time)" in html and "(UTC)" not in html
+
+
+def test_findings_section_states_every_finding_in_rank_order_with_working_links(rendered, settings):
+    html = _html(rendered, "attls")
+    section = html[html.index('id="sec-findings"') : html.index('id="sec-environment"')]
+    items = [_plain(i) for i in re.findall(r"<li>(.*?)</li>", section, flags=re.DOTALL)]
+    expected = _first_findings(settings)["attls"]
+    assert len(items) == len(expected) >= 3
+    for item, sentence in zip(items, expected, strict=True):
+        assert item.startswith(sentence.rstrip("."))
+    for anchor in set(re.findall(r'href="#(sec-[a-z-]+)"', section)):
+        assert f'id="{anchor}"' in html, anchor
+
+
+def test_cost_delta_rows_show_mq_subtotal_against_the_baseline(rendered, settings):
+    html = _html(rendered, "attls")
+    table = html[html.index("and its change against the baseline (MQ = MSTR + CHIN)") :]
+    table = table[: table.index("</table>")]
+    header = re.findall(r"<th[^>]*>(.*?)</th>", table)
+    assert header[:3] == ["Size", "Run", "Row"] and {"MSTR", "CHIN", "MQ", "TCPIP"} <= set(header)
+    con = duckdb.connect(str(settings.warehouse), read_only=True)
+    try:
+        mq = con.execute(
+            "select cpu_us_per_txn, delta_us_per_txn, pct_change from marts.fct_cost_delta "
+            "where run_id = 'attls-chacha-1m' and role = 'MQ'"
+        ).fetchone()
+    finally:
+        con.close()
+    assert f"{mq[0]:,.1f}" in table and f"{mq[1]:+,.1f} ({mq[2]:+.1f}%)" in table
 
 
 def test_table_caption_travels_with_the_table_and_text_columns_can_align_right():
@@ -257,7 +312,9 @@ def test_table_caption_travels_with_the_table_and_text_columns_can_align_right()
     assert "<caption>Table 3: &lt;b&gt;x&lt;/b&gt; µs</caption>" in data["text/html"]
     assert '<td class="num" style="text-align: right">+37.87</td>' in data["text/html"]
     lines = data["text/markdown"].splitlines()
-    assert lines[1] == "|:---|---:|"
+    # Column widths follow the content (pandoc reads them from the rule's dashes): the cipher
+    # column gets 36 of 42 parts, so its name wraps once at most in a PDF.
+    assert lines[1] == "|:" + "-" * 35 + "|" + "-" * 5 + ":|"
     assert lines[-1] == r": Table 3\: \<b\>x\<\/b\> µs"
     # Long identifiers may wrap in a PDF table after each underscore (zero-width space).
     assert "TLS\\_\u200bECDHE\\_\u200bRSA" in lines[2]
@@ -290,3 +347,9 @@ def test_study_report_charts_are_drawn_in_a_browser_offline(rendered, tmp_path):
         assert chart.svgs >= 1 and chart.marks >= 3, chart.element_id
     assert run.console == []
     assert run.requests == []
+
+
+def test_attls_report_fits_a_1300_px_window(rendered, tmp_path):
+    """The fit table (a and b with their intervals) and the cipher tables once ran off the
+    right edge; nothing outside a closed <details> may now."""
+    assert past_right_edge(rendered["attls"]["html"], tmp_path / "probe") == []

@@ -11,7 +11,7 @@ from mqcap.build import build
 from mqcap.ingest import ingest
 from mqcap.settings import Settings
 
-from conftest import PROJECT
+from helpers import PROJECT
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("dbt")]
 
@@ -75,9 +75,12 @@ def test_000_channel_status_and_netstat_of_the_1mb_runs(marts):
     status = dict(
         (r[0], r[1:])
         for r in marts(
+            # The sender channel (the receiver has no NETTIME): one row per run, whatever order
+            # the rows come in.
             """select run_id, xbatchsz_short_max, nettime_short_p50_us, nettime_short_max_us
                from marts.fct_channel_status
-               where run_id in ('ssl-chacha-1m', 'attls-chacha-1m')"""
+               where run_id in ('ssl-chacha-1m', 'attls-chacha-1m')
+                 and nettime_short_p50_us is not null"""
         )
     )
     # XBATCHSZ 5 for both; NETTIME 2-8 ms with System SSL, 28-130 ms with AT-TLS.
@@ -160,3 +163,260 @@ def test_003_fits_by_protection_level(marts):
         ("Integrity", 0.10594, 2616.5),
         ("Weak encryption, 10 recipients", 0.39537, 6213.5),
     ]
+
+
+# -- the generated thread-sweep and streaming studies (issue 15) -----------------------------
+# Expected values come from the scenario files through the generator's own curve (the inputs),
+# or from the raw files read here (CHSTATUS, SMF landing rows): never from the marts.
+
+SCENARIOS = PROJECT / "data" / "scenarios"
+SAMPLE = PROJECT / "data" / "sample"
+
+
+def _expected_sweep() -> dict:
+    """(configuration, scenario, model, size) -> {threads: rate} from threadsweep.yaml."""
+    import yaml
+
+    from mqcap.generate.sweep import sweep_rate
+
+    spec = yaml.safe_load((SCENARIOS / "threadsweep.yaml").read_text())["thread_sweep"]
+    out = {}
+    for scen in spec["scenarios"]:
+        for model in spec["hardware_models"]:
+            for feat in spec["features"].values():
+                for size, peak, rt in zip(
+                    spec["message_bytes"],
+                    spec["peak_rate_per_s"],
+                    spec["single_round_trip_us"],
+                    strict=True,
+                ):
+                    for dim, key in (("scenario", scen), ("hardware_model", model)):
+                        peak *= spec["factors"][dim][key]["peak"]
+                        rt *= spec["factors"][dim][key]["round_trip"]
+                    fkey = next(k for k, v in spec["features"].items() if v is feat)
+                    peak *= spec["factors"]["feature"][fkey]["peak"]
+                    rt *= spec["factors"]["feature"][fkey]["round_trip"]
+                    out[(feat["name"], scen, model, size)] = {
+                        t: sweep_rate(peak, rt, t) for t in spec["threads"]
+                    }
+    return out
+
+
+def _pct(new: float, old: float) -> float:
+    return (new - old) / old * 100
+
+
+def test_thread_sweep_maximum_throughput_and_its_change_against_the_baseline(marts):
+    expected = _expected_sweep()
+    rows = marts(
+        """select configuration, scenario, hardware_model, message_bytes, max_rate_per_s,
+                  threads_at_max, max_rate_pct_change, baseline_configuration
+           from marts.fct_sweep_summary where study = 'threadsweep'"""
+    )
+    assert len(rows) == 32  # 2 configurations x 2 scenarios x 2 models x 4 sizes
+    for cfg, scen, model, size, max_rate, at, pct, base_cfg in rows:
+        curve = expected[(cfg, scen, model, size)]
+        base = expected[("Feature off", scen, model, size)]
+        assert base_cfg == "Feature off"  # from study.yaml
+        assert max_rate == pytest.approx(max(curve.values()), abs=0.005)
+        assert at == min(t for t, r in curve.items() if r == max(curve.values()))
+        assert pct == pytest.approx(_pct(max(curve.values()), max(base.values())), abs=1e-6)
+    by_cfg = {r[0]: r[6] for r in rows if (r[1], r[2], r[3]) == ("local", "M2002A", 2048)}
+    assert round(by_cfg["Feature on"], 2) == -18.0 and by_cfg["Feature off"] == 0.0
+
+
+def test_thread_sweep_single_thread_latency_change_and_saturation(marts):
+    expected = _expected_sweep()
+    rows = marts(
+        """select configuration, scenario, hardware_model, message_bytes,
+                  single_thread_round_trip_us, single_thread_round_trip_pct_change, saturates
+           from marts.fct_sweep_summary where study = 'threadsweep'"""
+    )
+    saturating = 0
+    for cfg, scen, model, size, rt1, pct, saturates in rows:
+        curve = expected[(cfg, scen, model, size)]
+        base = expected[("Feature off", scen, model, size)]
+        assert rt1 == pytest.approx(1e6 / curve[1], rel=1e-9)
+        assert pct == pytest.approx(_pct(1e6 / curve[1], 1e6 / base[1]), abs=1e-6)
+        # the last doubling: 100 -> 200 threads
+        assert saturates == ((curve[200] - curve[100]) / curve[100] * 100 < 5)
+        saturating += saturates
+    assert saturating == 28  # 2 series of 32 (256 bytes, client, M2002B) still climb
+
+
+def test_thread_sweep_runs_have_no_interval_and_name_their_platform(marts):
+    assert marts(
+        """select count(*), count(interval_start_local), min(platform), max(platform),
+                  count(distinct hardware_model), count(distinct scenario), count(distinct host)
+           from marts.dim_run where study = 'threadsweep'"""
+    ) == [(320, 0, "appliance", "appliance", 2, 2, 2)]
+    assert marts(
+        """select title, baseline_configuration, group_by_json, configuration_count, run_count,
+                  shapes_json, platforms
+           from marts.dim_study where study = 'threadsweep'"""
+    ) == [
+        (
+            "Persistent request/responder on two appliance models, feature off and on",
+            "Feature off",
+            '["scenario", "hardware_model"]',
+            2,
+            320,
+            '["message_size_sweep","thread_sweep"]',
+            "appliance",
+        )
+    ]
+    assert marts(
+        """select configuration, display_name, sort_order, is_baseline, baseline_source
+           from marts.dim_configuration where study = 'threadsweep' order by sort_order"""
+    ) == [
+        ("Feature off", "Feature off (baseline)", 1, True, "study_file"),
+        ("Feature on", "Feature on", 2, False, "study_file"),
+    ]
+
+
+def test_no_straight_line_fit_of_rate_or_round_trip_against_threads(marts):
+    assert marts(
+        """select count(*) from marts.fct_fit
+           where x_name = 'threads' and measure in ('rate_per_s', 'round_trip_us')"""
+    ) == [(0,)]
+    assert marts("select count(*) from marts.fct_thread_sweep where study = 'threadsweep'") == [
+        (320,)
+    ]
+
+
+def _xqtime_p95(run: str) -> float:
+    """XQTIME short-term p95 (linear interpolation, as percentile_cont) from the raw capture."""
+    import re
+
+    text = (SAMPLE / "streaming" / run / "chstatus.txt").read_text()
+    values = sorted(int(v) for v in re.findall(r"XQTIME\((\d+),\d+\)", text))
+    pos = 0.95 * (len(values) - 1)
+    lo = int(pos)
+    return values[lo] + (values[min(lo + 1, len(values) - 1)] - values[lo]) * (pos - lo)
+
+
+def test_rate_target_achieved_against_target_and_xqtime(marts):
+    rows = marts(
+        """select run_id, target_rate_per_s, achieved_rate_per_s, achieved_pct, sustained,
+                  xqtime_p95_us, backlog_growing
+           from marts.fct_rate_target where study = 'streaming' order by run_id"""
+    )
+    got = {r[0]: r[1:] for r in rows}
+    assert len(got) == 9
+    # the scenario's rates against its targets (20000, 4000, 250 per second)
+    assert {k: (v[0], v[1], round(v[2], 2), v[3]) for k, v in got.items()} == {
+        "notls-4k": (20000.0, 20000.0, 100.0, True),
+        "notls-64k": (4000.0, 4000.0, 100.0, True),
+        "notls-1m": (250.0, 250.0, 100.0, True),
+        "tls12-4k": (20000.0, 19960.0, 99.8, True),
+        "tls12-64k": (4000.0, 3980.0, 99.5, True),
+        "tls12-1m": (250.0, 215.0, 86.0, False),
+        "tls13-4k": (20000.0, 19800.0, 99.0, True),
+        "tls13-64k": (4000.0, 3400.0, 85.0, False),
+        "tls13-1m": (250.0, 160.0, 64.0, False),
+    }
+    for run, v in got.items():
+        assert v[4] == pytest.approx(_xqtime_p95(run))
+        assert v[5] == (run in ("tls12-1m", "tls13-64k", "tls13-1m"))
+    measured = marts(
+        """select measure_value from marts.fct_run_measures
+           where run_key = 'streaming/tls13-1m' and measure = 'xqtime_short_p95_us'"""
+    )
+    assert measured == [(pytest.approx(_xqtime_p95("tls13-1m")),)]
+
+
+def test_streaming_results_load_without_a_round_trip(marts):
+    assert marts(
+        """select count(*), count(round_trip_us), count(target_rate_per_s)
+           from marts.fct_driver_results where study = 'streaming'"""
+    ) == [(9, 0, 9)]
+
+
+def test_cost_delta_per_address_space_and_the_mq_subtotal(marts):
+    rows = marts(
+        """select role, cpu_us_per_txn, baseline_cpu_us_per_txn, delta_us_per_txn,
+                  round(pct_change, 4)
+           from marts.fct_cost_delta where run_key = 'streaming/tls13-1m' order by role_order"""
+    )
+    # streaming.yaml: tls13 1 MB MSTR 180, CHIN 5000, TCPIP 900; baseline notls 180, 1500, 900
+    assert rows == [
+        ("MSTR", 180.0, 180.0, 0.0, 0.0),
+        ("CHIN", 5000.0, 1500.0, 3500.0, round(3500 / 1500 * 100, 4)),
+        ("MQ", 5180.0, 1680.0, 3500.0, round(3500 / 1680 * 100, 4)),
+        ("TCPIP", 900.0, 900.0, 0.0, 0.0),
+        ("TOTAL", 6080.0, 2580.0, 3500.0, round(3500 / 2580 * 100, 4)),
+    ]
+
+
+def test_adapter_wait_per_request_from_the_smf_task_records(marts):
+    (expected,) = marts(
+        """select sum(task_elapsed_time_us - task_cpu_time_us) * 1.0 / sum(request_count)
+           from landing.smf_qctadp where source_file = 'streaming/tls13-1m/mqsmf.bin'"""
+    )
+    rows = marts(
+        """select task_type, wait_us_per_request, cpu_us_per_request + wait_us_per_request
+                  - elapsed_us_per_request, busy_pct is not null
+           from marts.fct_chinit_task_stack where run_key = 'streaming/tls13-1m'
+           order by stack_order"""
+    )
+    assert [r[0] for r in rows] == ["dispatcher", "adapter", "ssl"]
+    adapter = rows[1]
+    assert adapter[1] == pytest.approx(expected[0]) and adapter[1] > 0
+    assert all(abs(r[2]) < 1e-6 and r[3] for r in rows)
+
+
+def test_findings_sentences_of_the_new_studies(marts):
+    p95 = _xqtime_p95("tls13-1m")
+    assert marts(
+        "select kind, sentence, section_anchor from marts.fct_findings "
+        "where study = 'streaming' and finding_rank = 1"
+    ) == [
+        (
+            "target_not_sustained",
+            "TLS 1.3 software at 1 MB does not sustain the target of 250/s: 160/s achieved "
+            f"(64.0% of target, below 98%); XQTIME p95 {p95:,.0f} µs, growing during the run.",
+            "sec-rate-target",
+        )
+    ]
+    expected = _expected_sweep()
+    changes = [
+        _pct(1e6 / c[1], 1e6 / expected[("Feature off", *k[1:])][1])
+        for k, c in expected.items()
+        if k[0] == "Feature on"
+    ]
+    mean = sum(changes) / len(changes)
+    assert marts(
+        "select kind, sentence from marts.fct_findings "
+        "where study = 'threadsweep' and finding_rank = 2"
+    ) == [
+        (
+            "latency_change",
+            f"Single-thread round trip of Feature on against Feature off: {mean:+.1f}% on "
+            f"average over 16 series (from {min(changes):+.1f}% to {max(changes):+.1f}%).",
+        )
+    ]
+    kinds = marts(
+        "select kind, count(*) from marts.fct_findings where study = 'threadsweep' group by 1"
+    )
+    assert sorted(kinds) == [("latency_change", 1), ("max_rate_change", 1), ("saturation", 2)]
+
+
+def test_fit_labels_name_what_tells_a_configurations_fits_apart(marts):
+    # attls: each configuration is fitted once per cipher; the cipher names the line.
+    assert marts(
+        """select configuration, fit_label from marts.fct_fit
+           where study = 'attls' and x_name = 'message_bytes' and measure = 'cpu_us_per_txn'
+             and subject = 'TOTAL' order by 1, 2"""
+    ) == [
+        ("MQ + AT-TLS", "TLS_AES_256_GCM_SHA384"),
+        ("MQ + AT-TLS", "TLS_CHACHA20_POLY1305_SHA256"),
+        ("MQ + AT-TLS", "TLS_RSA_WITH_AES_256_CBC_SHA"),
+        ("MQ + System SSL", "TLS_AES_256_GCM_SHA384"),
+        ("MQ + System SSL", "TLS_CHACHA20_POLY1305_SHA256"),
+        ("MQ + System SSL", "TLS_RSA_WITH_AES_256_CBC_SHA256"),
+    ]
+    assert marts(
+        """select count(*) filter (where is_message_workload),
+                  count(*) filter (where not is_message_workload)
+           from marts.dim_run where study = 'attls'"""
+    ) == [(30, 14)]

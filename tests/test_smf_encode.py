@@ -7,10 +7,10 @@ from datetime import datetime
 import polars as pl
 
 from mqcap.parsers.smf.binary import PARSER
-from mqcap.parsers.smf.encode import Ident, record_115_231, record_116_10, write_dump
 from mqcap.parsers.smf.fields import F
 from mqcap.parsers.smf.structures import QCST
 from mqcap.parsers.smf.tables import HEAD_COLUMNS
+from mqcap.synth.smf_mq import Ident, record_115_231, record_116_10, write_dump
 
 from helpers import parse_file
 from smf_support import decoded

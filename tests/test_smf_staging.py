@@ -30,4 +30,12 @@ def test_one_staging_model_per_structure_with_a_tested_key():
 def test_placeholder_min_message_size_becomes_null():
     sql = render_all()["stg_smf__wq.sql"]
     assert "nullif(get_min_msg_size, -1) as get_min_msg_size" in sql
-    assert '"limit" as limit_value' in render_all()["stg_smf__qsrs.sql"]
+
+
+def test_storage_manager_columns_carry_mq_smf_csv_names():
+    """QSRS columns are named as mq-smf-csv prints them (printQSRS.c), not IBM's member names."""
+    sql = render_all()["stg_smf__qsrs.sql"]
+    for col in ("phb_global_fixed", "gmb_total", "region_24_limit", "gmb_latch", "avail_64"):
+        assert f"    {col}" in sql
+    for raw in ("phbgf", "gmbt", '"limit"', "memlims"):
+        assert raw not in sql

@@ -1,6 +1,6 @@
 """SMF 70-2 crypto records decode to the figures of the RMF CRYPTO report built from the same counts.
 
-No real binary SMF 70-2 is public, so the records are built (``zos_encode``) from the counts
+No real binary SMF 70-2 is public, so the records are built (``mqcap.synth.smf_zos``) from the counts
 behind the real CB89 report (z/OS V2R4, CEX7): operations and execution seconds derived from
 its RATE, EXEC TIME, UTIL% and INTERVAL, chosen inside the rounding of every printed figure
 (card totals included).
@@ -16,7 +16,8 @@ from mqcap.errors import InputError
 from mqcap.parsers import rmf_crypto
 from mqcap.parsers.smf.binary import PARSER
 from mqcap.parsers.smf.zos_common import float_to_hfp, hfp_to_float
-from mqcap.parsers.smf.zos_encode import record_70_2, write_dump
+from mqcap.synth.smf_mq import write_dump
+from mqcap.synth.smf_zos import record_70_2
 
 from helpers import FIXTURES, parse_file
 

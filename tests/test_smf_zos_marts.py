@@ -9,7 +9,8 @@ import pytest
 
 from mqcap.build import build
 from mqcap.ingest import ingest
-from mqcap.parsers.smf.zos_encode import record_30, write_dump
+from mqcap.synth.smf_mq import write_dump
+from mqcap.synth.smf_zos import record_30
 
 # Runs dbt, like the other end-to-end tests: grouped with them on one xdist worker.
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("e2e")]

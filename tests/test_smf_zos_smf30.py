@@ -3,6 +3,7 @@ corrupt records rejected with the byte offset (nothing of the file lands)."""
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime
 
@@ -12,8 +13,8 @@ import pytest
 from mqcap.errors import InputError
 from mqcap.ingest import ingest
 from mqcap.parsers.smf.binary import PARSER
-from mqcap.parsers.smf.encode import with_rdw
-from mqcap.parsers.smf.zos_encode import record_30, record_70_2, record_72_3, write_dump
+from mqcap.synth.smf_mq import with_rdw, write_dump
+from mqcap.synth.smf_zos import record_30, record_70_2, record_72_3
 
 from helpers import FIXTURES, parse_file
 from smf_support import SMF, decoded
@@ -82,9 +83,13 @@ def test_records_built_from_the_real_printout_decode_to_its_figures(tmp_path):
         assert row["cpu_s"] == pytest.approx(j["total"])  # 0.800 = 0.780 TCB + 0.020 SRB
         assert row["srb_s"] == pytest.approx(j["srb"]) and row["ziip_s"] == 0.0
         assert (row["interval_start"], row["interval_end"]) == (_cs(j["start"]), _cs(j["end"]))
-        assert f"step={j['step']};program={j['program']}" in row["extra"]
-        assert "smf_subtype=3;work_type=STC" in row["extra"]
-    assert rows["source_line"].to_list() == [1, 2]
+        extra = json.loads(row["extra"])
+        assert (extra["step"], extra["program"]) == (j["step"], j["program"])
+        assert (extra["smf_subtype"], extra["work_type"]) == (3, "STC")
+    # Binary lineage: each row names its record's byte offset (RDW) and number, no line.
+    assert rows["source_offset"].to_list() == [0, 4 + len(recs[0])]
+    assert rows["source_record"].to_list() == [1, 2] and rows["source_item"].to_list() == [1, 1]
+    assert rows["source_line"].null_count() == 2
 
 
 def test_cpu_is_tcb_srb_initiator_io_rct_hiperspace_and_ziip(tmp_path):
@@ -108,7 +113,8 @@ def test_cpu_is_tcb_srb_initiator_io_rct_hiperspace_and_ziip(tmp_path):
     )
     assert row["cpu_s"] == pytest.approx(12.34 + 0.56 + 7.89 + 0.01 + 0.02 + 0.03 + 0.04 + 0.05)
     assert row["srb_s"] == pytest.approx(0.58) and row["ziip_s"] == pytest.approx(7.89)
-    assert "tcb_s=12.34;ziip_on_cp_s=1.11" in row["extra"]
+    assert json.loads(row["extra"])["tcb_s"] == 12.34
+    assert json.loads(row["extra"])["ziip_on_cp_s"] == 1.11
 
 
 def test_mixed_dump_keeps_mq_decoding_unchanged_and_lands_the_zos_records(tmp_path, boundary):
@@ -253,7 +259,8 @@ def test_the_real_tso_interval_record_of_the_printout_round_trips(tmp_path):
         named=True
     )
     assert (row["jobname"], row["cpu_s"]) == ("IBMUSER", 0.0)
-    assert "work_type=TSO;step=ISPFPROC;program=IKJEFT01" in row["extra"]
+    extra = json.loads(row["extra"])
+    assert (extra["work_type"], extra["step"], extra["program"]) == ("TSO", "ISPFPROC", "IKJEFT01")
     # Interval in secs 1800.000000; SMF 30 keeps start and end to the hundredth of a second.
     seconds = (row["interval_end"] - row["interval_start"]).total_seconds()
     assert abs(seconds - float(fields["Interval in secs"])) <= 0.02

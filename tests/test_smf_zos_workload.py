@@ -12,8 +12,9 @@ from mqcap.errors import InputError
 from mqcap.parsers import rmf_workload
 from mqcap.parsers.smf.binary import PARSER
 from mqcap.parsers.smf.zos_common import hfp_to_float
-from mqcap.parsers.smf.zos_encode import record_30, record_72_3, write_dump
 from mqcap.parsers.smf.zos_smf72 import SCS
+from mqcap.synth.smf_mq import write_dump
+from mqcap.synth.smf_zos import record_30, record_72_3
 
 from helpers import FIXTURES, parse_file
 

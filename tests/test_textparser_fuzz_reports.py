@@ -7,16 +7,12 @@ what it lands fits its landing table's types.
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mqcap.errors import InputError
 from mqcap.parsers import ascpu_csv, cphtestp, mqcph, rmf_crypto, rmf_workload
 
-from helpers import FIXTURES, parse_file
+from helpers import FIXTURES, check_parse_property
 
 CASES = [
     *[(rmf_crypto.PARSER, p) for p in sorted((FIXTURES / "rmf").glob("CRYPTO*.txt"))],
@@ -90,15 +86,4 @@ def mutated(draw):
 @given(mutated())
 def test_mutated_inputs_raise_only_input_error(case):
     parser, name, data = case
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / name
-        path.write_bytes(data)
-        try:
-            parsed = parse_file(parser, path)
-        except InputError as err:
-            assert err.file == name
-            assert err.line is not None and err.line >= 1
-            return
-        for table, frame in parsed.tables.items():
-            assert set(frame.columns) == set(parser.table(table).columns)
-            assert frame["source_line"].null_count() == 0
+    check_parse_property(parser, name, data)

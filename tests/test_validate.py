@@ -33,7 +33,11 @@ OVERRIDES = {
     "marts.fct_crypto": ("util_pct", 140.0),  # UTIL% above 100
     "marts.fct_channel_status": ("xqtime_short_max_us", -1),  # placeholder left in
     "landing.run_manifest": ("interval_start", "1970-01-01 00:00:00"),  # 1970 placeholder
+    # A zeroed SMF header time: keeps a 'z/OS local time' break whatever the suites' order.
+    "landing.smf_qcst": ("record_time_local", "1970-01-01 00:00:00"),
 }
+# Suites always broken by their row count (the message test reads it), whatever the order.
+COUNT_ALWAYS = {"landing.driver_results"}
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +78,7 @@ def _break_plans(suite: dict, index: int) -> list[tuple[str, str | None, object]
     name = suite["name"]
     if name in OVERRIDES:
         return [(BETWEEN, *OVERRIDES[name])]
-    if name.startswith("landing.") and index % 3 == 0:
+    if name in COUNT_ALWAYS or (name.startswith("landing.") and index % 3 == 0):
         return [(COUNT, None, None)]
     ranges = []
     for e in suite["expectations"]:
@@ -229,7 +233,7 @@ def test_breaks_cover_dates_counts_durations_and_maxima(broken):
 def test_row_count_names_the_file_and_both_counts(broken):
     report, expected = broken
     deleted = sorted(n for n, (k, _, w) in expected.items() if k == COUNT and w["position"])
-    assert deleted[:3] == ["landing.ascpu_interval", "landing.driver_cph", "landing.driver_results"]
+    assert "landing.driver_results" in deleted and len(deleted) >= 3
     f = next(
         f for f in report.failures if f.suite == "landing.driver_results" and f.expectation == COUNT
     )
@@ -357,8 +361,14 @@ def test_every_landing_table_and_report_mart_has_a_suite():
 
     landing = {f"landing.{t.name}" for t in all_tables()}
     read = set()
-    for path in [*(PROJECT / "reports").glob("*.qmd"), PROJECT / "pipelines/mqcap/reportdata.py"]:
+    for path in [
+        *(PROJECT / "reports").glob("*.qmd"),
+        *(PROJECT / "pipelines/mqcap/report").glob("*.py"),
+    ]:
         read |= {f"marts.{t}" for t in re.findall(r"\b((?:dim|fct)_[a-z_]+)", path.read_text())}
     assert len(landing) >= 38 and {"marts.dim_run", "marts.fct_fit"} <= read
+    # The report reads the issue-15 contract marts where they are built and says "not
+    # measured" where not: a mart needs its suite as soon as models/marts builds it.
+    built = {f"marts.{p.stem}" for p in (PROJECT / "models" / "marts").glob("*.sql")}
     asked = {f"marts.{t}" for t in ("fct_cpu_source_agreement", "fct_netstat_summary")}
-    assert sorted((landing | read | asked) - set(SUITES)) == []
+    assert sorted((landing | (read & built) | asked) - set(SUITES)) == []

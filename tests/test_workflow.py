@@ -15,7 +15,7 @@ from mqcap.export import export_marts
 from mqcap.pipeline import run
 from mqcap.watch import Watcher
 
-from conftest import PROJECT
+from helpers import PROJECT
 
 pytestmark = pytest.mark.xdist_group("dbt")
 

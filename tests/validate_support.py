@@ -1,7 +1,7 @@
 """A warehouse that feeds every landing table the fixtures can and every mart, for the GX tests:
 the bundled sample (channel status, NETSTAT, SMF, RMF, crypto, channel starts; generated crypto
 runs if it has none), the real SMF / RMF / CHSTATUS / NETSTAT / driver /
-address-space CPU fixtures, and an address-space CPU export agreeing with RMF for one run (so
+address-space CPU / amqsrua / amqsmon fixtures, and an address-space CPU export agreeing with RMF for one run (so
 ``fct_cpu_source_agreement`` has rows)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from mqcap.settings import Settings
 
 PROJECT = Path(__file__).resolve().parent.parent
 FIXTURES = PROJECT / "tests" / "fixtures"
-FIXTURE_DIRS = ("smf", "rmf", "chstatus", "netstat", "driver", "ascpu")
+FIXTURE_DIRS = ("smf", "rmf", "chstatus", "netstat", "driver", "ascpu", "amqsrua", "amqsmon")
 # Files the parsers set aside on purpose (not a format mqcap reads): they land nothing.
 NOT_LANDED = {"Port.md_L19-25_MONPORT_INFO_per_connection.txt", "CPU_PP_V2R2_CB88_2015-04-21.txt"}
 
@@ -39,6 +39,9 @@ FIXTURE_RUNS = {
     "driver": (["driver/cph_agg_output.txt", "driver/cph_requester_output.txt",
                 "driver/cphtestp_results.csv", "driver/cphtestp_docker_log.txt"],
                "2018-10-16T15:00:00", "2018-10-16T16:00:00", "SYSA", "QM1"),
+    "distributed": (["amqsrua/constructed_cpu_statq_statmqi_log.txt",
+                     "amqsmon/constructed_statistics_qmgr_queue_channel.txt"],
+                    "2024-05-06T09:00:00", "2024-05-06T09:06:00", "DST1", "QML1"),
 }  # fmt: skip
 
 

@@ -3,9 +3,15 @@
 -- - mq-cph summaries (the aggregate 'job' summary when the file has one, else the process
 --   summaries): the file's run folder; round trip = threads / rate (Little's law, one request
 --   in flight per requester thread);
--- - cphtestp result rows: the run of the file's study with the same message size and threads
---   (a cphtestp CSV covers a whole series of runs); used only for runs without results of
---   their own (attribution_rank 2).
+-- - cphtestp result rows (a cphtestp CSV covers a whole series of runs): a file in a run folder
+--   feeds that run (same message size and threads). A file outside run folders (a study's
+--   series) feeds the runs whose manifest names it (`series:`, the path inside the study
+--   folder) with the same message size, threads and persistence; a series no manifest names
+--   feeds the runs of its study that name no series, matched the same way, but only where
+--   one row matches one run: a row matching several runs (two configurations measured at the
+--   same size and threads) or a run matched by several rows attaches nowhere, and
+--   int_driver_series_unattached lists it with the reason. Used only for runs without results
+--   of their own (attribution_rank 2).
 with generic as (
     select * from {{ ref('stg_driver__results') }}
 ),
@@ -14,16 +20,13 @@ cph as (
     select * from {{ ref('stg_driver__cph_runs') }}
 ),
 
-cphtestp as (
-    select * from {{ ref('stg_driver__cphtestp_results') }}
-),
-
 files as (
     select * from {{ ref('stg_meta__files') }}
 ),
 
-runs as (
-    select * from {{ ref('int_runs') }}
+cphtestp_matched as (
+    select * from {{ ref('int_driver_series_matches') }}
+    where is_attached
 ),
 
 cph_kind as (
@@ -81,33 +84,22 @@ unioned as (
         or (cph_kind.has_job_summary = 0 and cph.summary_kind = 'process')
     union all
     select
-        'cphtestp' as driver_format,
-        -- A row in the run's own folder outranks a study-level series matched by size/threads.
-        case when files.folder_run_id is null then 2 else 1 end as attribution_rank,
-        cphtestp.file_id,
-        cphtestp.source_file,
-        cphtestp.source_line,
-        runs.study,
-        runs.run_id,
-        cphtestp.round_trips_per_s as rate_per_s,
-        case
-            when cphtestp.round_trips_per_s > 0
-                then cphtestp.threads * 1000000.0 / cphtestp.round_trips_per_s
-        end as round_trip_us,
-        cast(null as {{ dbt.type_float() }}) as target_rate_per_s,
-        cphtestp.threads,
-        cphtestp.message_bytes,
-        cast(null as {{ dbt.type_bigint() }}) as transactions,
-        cast(null as {{ dbt.type_timestamp() }}) as interval_start,
-        cast(null as {{ dbt.type_timestamp() }}) as interval_end
-    from cphtestp
-    inner join files on cphtestp.file_id = files.file_id
-    inner join runs
-        on
-            {{ dbt.split_part('files.source_file', "'/'", 1) }} = runs.study
-            and (files.folder_run_id is null or files.folder_run_id = runs.run_id)
-            and cphtestp.message_bytes = runs.message_bytes
-            and cphtestp.threads = runs.threads
+        driver_format,
+        attribution_rank,
+        file_id,
+        source_file,
+        source_line,
+        study,
+        run_id,
+        rate_per_s,
+        round_trip_us,
+        target_rate_per_s,
+        threads,
+        message_bytes,
+        transactions,
+        interval_start,
+        interval_end
+    from cphtestp_matched
 ),
 
 attributed as (

@@ -7,7 +7,7 @@ with runs as (
 driver as (
     select
         run_key,
-        sum(transactions) as transactions,
+        cast(sum(transactions) as {{ dbt.type_bigint() }}) as transactions,
         sum(rate_per_s) as rate_per_s
     from {{ ref('int_driver_results_attributed') }}
     group by run_key

@@ -10,7 +10,9 @@ with tasks as (
         record_time_local,
         system_id,
         qmgr_name,
-        interval_duration_us,
+        -- mq-smf-csv prints the interval in whole seconds only (interval_duration_us NULL):
+        -- without this, CPU intervals and busy % were empty for CSV input.
+        coalesce(interval_duration_us, interval_duration_s * 1000000) as interval_duration_us,
         task_number,
         request_count,
         task_cpu_time_us,
@@ -26,7 +28,9 @@ with tasks as (
         record_time_local,
         system_id,
         qmgr_name,
-        interval_duration_us,
+        -- mq-smf-csv prints the interval in whole seconds only (interval_duration_us NULL):
+        -- without this, CPU intervals and busy % were empty for CSV input.
+        coalesce(interval_duration_us, interval_duration_s * 1000000) as interval_duration_us,
         task_number,
         request_count,
         task_cpu_time_us,
@@ -42,7 +46,9 @@ with tasks as (
         record_time_local,
         system_id,
         qmgr_name,
-        interval_duration_us,
+        -- mq-smf-csv prints the interval in whole seconds only (interval_duration_us NULL):
+        -- without this, CPU intervals and busy % were empty for CSV input.
+        coalesce(interval_duration_us, interval_duration_s * 1000000) as interval_duration_us,
         task_number,
         request_count,
         task_cpu_time_us,
@@ -58,7 +64,9 @@ with tasks as (
         record_time_local,
         system_id,
         qmgr_name,
-        interval_duration_us,
+        -- mq-smf-csv prints the interval in whole seconds only (interval_duration_us NULL):
+        -- without this, CPU intervals and busy % were empty for CSV input.
+        coalesce(interval_duration_us, interval_duration_s * 1000000) as interval_duration_us,
         task_number,
         request_count,
         task_cpu_time_us,

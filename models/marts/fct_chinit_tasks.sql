@@ -1,6 +1,6 @@
 -- One row per run x channel-initiator task type (dispatcher, adapter, SSL, DNS), from SMF
 -- 115/231 class 4 statistics: requests and CPU / elapsed / wait microseconds per request, busy %.
--- Wait per request = average elapsed - average CPU (DOMAIN.md).
+-- Wait per request = average elapsed - average CPU (docs/domain.md).
 with tasks as (
     select * from {{ ref('int_smf_chinit_tasks') }}
 ),
@@ -15,7 +15,7 @@ by_type as (
         task_type,
         count(distinct task_number) as tasks,
         count(distinct record_time_local) as smf_intervals,
-        sum(request_count) as requests,
+        cast(sum(request_count) as {{ dbt.type_bigint() }}) as requests,
         sum(task_cpu_time_us) as cpu_us,
         sum(task_elapsed_time_us) as elapsed_us,
         sum(interval_duration_us) as task_interval_us,

@@ -1,6 +1,6 @@
 -- One row per run x crypto card (x function, key size, scope): rate per second, execution time
 -- per operation (ms), utilisation %, and the effective crypto microseconds per transaction
--- = util x interval / transactions (DOMAIN.md). Several RMF intervals in a run are combined
+-- = util x interval / transactions (docs/domain.md). Several RMF intervals in a run are combined
 -- weighted by interval length (rate, util) and by operations (execution time).
 with cards as (
     select * from {{ ref('int_crypto_intervals') }}

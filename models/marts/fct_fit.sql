@@ -1,6 +1,9 @@
 -- One row per study x configuration x fit variable x held-constant set x measure x subject:
 -- least squares y = a * x + b with R-squared, standard errors and 95% confidence intervals.
 -- Only groups with at least two distinct x values are fitted.
+-- fit_label names what tells a configuration's fits apart: the held-constant values that vary
+-- between the fits of the same study, x variable, measure and subject (a cipher by its name,
+-- others as name=value), empty when nothing varies.
 with points as (
     select * from {{ ref('fct_fit_points') }}
 ),
@@ -60,33 +63,107 @@ with_t as (
             errors.n_points - 2 >= t_ranges.df_from
             and (errors.n_points - 2 < t_ranges.df_to or t_ranges.df_to is null)
 )
+,
+
+fitted as (
+    select
+        study || '|' || configuration || '|' || x_name || '|' || held_constant
+        || '|' || measure || '|' || subject as fit_key,
+        study,
+        configuration,
+        x_name,
+        held_constant,
+        measure,
+        subject,
+        unit,
+        n_points,
+        slope_a,
+        intercept_b,
+        -- With (nearly) constant y, R-squared is 0/0 computed on rounding noise: not defined.
+        case when syy > 1e-12 * (n_points * mean_y * mean_y + 1) then r_squared end as r_squared,
+        sqrt(residual_variance / sxx) as slope_a_se,
+        sqrt(residual_variance * (1.0 / n_points + mean_x * mean_x / sxx)) as intercept_b_se,
+        slope_a - t_critical_95 * sqrt(residual_variance / sxx) as slope_a_ci95_low,
+        slope_a + t_critical_95 * sqrt(residual_variance / sxx) as slope_a_ci95_high,
+        intercept_b
+        - t_critical_95 * sqrt(residual_variance * (1.0 / n_points + mean_x * mean_x / sxx))
+            as intercept_b_ci95_low,
+        intercept_b
+        + t_critical_95 * sqrt(residual_variance * (1.0 / n_points + mean_x * mean_x / sxx))
+            as intercept_b_ci95_high,
+        t_critical_95,
+        min_x,
+        max_x
+    from with_t
+),
+
+held_parts as (
+    select
+        fits.study,
+        fits.x_name,
+        fits.measure,
+        fits.subject,
+        fits.held_constant,
+        part.pos,
+        split_part(part.item, '=', 1) as held_key,
+        split_part(part.item, '=', 2) as held_value
+    from (
+        select distinct
+            study,
+            x_name,
+            measure,
+            subject,
+            held_constant
+        from fitted
+    ) as fits,
+        unnest(string_split(fits.held_constant, ', ')) with ordinality as part (item, pos)
+),
+
+varying_keys as (
+    select
+        study,
+        x_name,
+        measure,
+        subject,
+        held_key
+    from held_parts
+    group by study, x_name, measure, subject, held_key
+    having count(distinct held_value) > 1
+),
+
+labels as (
+    select
+        held_parts.study,
+        held_parts.x_name,
+        held_parts.measure,
+        held_parts.subject,
+        held_parts.held_constant,
+        string_agg(
+            case
+                when held_parts.held_key = 'cipher' then held_parts.held_value
+                else held_parts.held_key || '=' || held_parts.held_value
+            end,
+            ', ' order by held_parts.pos
+        ) as fit_label
+    from held_parts
+    inner join varying_keys
+        on
+            held_parts.study = varying_keys.study
+            and held_parts.x_name = varying_keys.x_name
+            and held_parts.measure = varying_keys.measure
+            and held_parts.subject = varying_keys.subject
+            and held_parts.held_key = varying_keys.held_key
+    group by all
+)
 
 select
-    study || '|' || configuration || '|' || x_name || '|' || held_constant
-    || '|' || measure || '|' || subject as fit_key,
-    study,
-    configuration,
-    x_name,
-    held_constant,
-    measure,
-    subject,
-    unit,
-    n_points,
-    slope_a,
-    intercept_b,
-    -- With (nearly) constant y, R-squared is 0/0 computed on rounding noise: not defined.
-    case when syy > 1e-12 * (n_points * mean_y * mean_y + 1) then r_squared end as r_squared,
-    sqrt(residual_variance / sxx) as slope_a_se,
-    sqrt(residual_variance * (1.0 / n_points + mean_x * mean_x / sxx)) as intercept_b_se,
-    slope_a - t_critical_95 * sqrt(residual_variance / sxx) as slope_a_ci95_low,
-    slope_a + t_critical_95 * sqrt(residual_variance / sxx) as slope_a_ci95_high,
-    intercept_b
-    - t_critical_95 * sqrt(residual_variance * (1.0 / n_points + mean_x * mean_x / sxx))
-        as intercept_b_ci95_low,
-    intercept_b
-    + t_critical_95 * sqrt(residual_variance * (1.0 / n_points + mean_x * mean_x / sxx))
-        as intercept_b_ci95_high,
-    t_critical_95,
-    min_x,
-    max_x
-from with_t
+    fitted.*,
+    coalesce(labels.fit_label, '') as fit_label
+from fitted
+left join labels
+    on
+        fitted.study = labels.study
+        and fitted.x_name = labels.x_name
+        and fitted.measure = labels.measure
+        and fitted.subject = labels.subject
+        and fitted.held_constant = labels.held_constant

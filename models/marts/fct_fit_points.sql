@@ -2,6 +2,8 @@
 -- A fit's x is message size, key bits, recipients or threads; the other three and the cipher
 -- are held constant within a fit (held_constant names them), so a study gets the fits its runs
 -- support and a configuration measured with several ciphers gets one line per cipher.
+-- Rate and round trip against threads are not fitted: throughput saturates as threads grow, a
+-- curve a straight line misrepresents (fct_thread_sweep / fct_sweep_summary describe it).
 with measures as (
     select * from {{ ref('fct_run_measures') }}
 ),
@@ -23,7 +25,11 @@ dims as (
         coalesce(cast(key_bits as {{ dbt.type_string() }}), '-') as key_bits_text,
         coalesce(cast(recipients as {{ dbt.type_string() }}), '-') as recipients_text,
         coalesce(cast(threads as {{ dbt.type_string() }}), '-') as threads_text,
-        coalesce(cipher, '-') as cipher_text
+        coalesce(cipher, '-') as cipher_text,
+        -- Scenario, hardware model and persistence are held constant where runs name them.
+        coalesce(', scenario=' || scenario, '')
+        || coalesce(', hardware_model=' || hardware_model, '')
+        || coalesce(', persistence=' || persistence, '') as series_text
     from runs
 ),
 
@@ -35,7 +41,7 @@ candidates as (
         'message_bytes' as x_name,
         message_bytes as x_value,
         'key_bits=' || key_bits_text || ', recipients=' || recipients_text
-        || ', threads=' || threads_text || ', cipher=' || cipher_text as held_constant
+        || ', threads=' || threads_text || ', cipher=' || cipher_text || series_text as held_constant
     from dims
     where message_bytes is not null
     union all
@@ -46,7 +52,7 @@ candidates as (
         'key_bits' as x_name,
         key_bits as x_value,
         'message_bytes=' || message_bytes_text || ', recipients=' || recipients_text
-        || ', threads=' || threads_text || ', cipher=' || cipher_text as held_constant
+        || ', threads=' || threads_text || ', cipher=' || cipher_text || series_text as held_constant
     from dims
     where key_bits is not null
     union all
@@ -57,7 +63,7 @@ candidates as (
         'recipients' as x_name,
         recipients as x_value,
         'message_bytes=' || message_bytes_text || ', key_bits=' || key_bits_text
-        || ', threads=' || threads_text || ', cipher=' || cipher_text as held_constant
+        || ', threads=' || threads_text || ', cipher=' || cipher_text || series_text as held_constant
     from dims
     where recipients is not null
     union all
@@ -68,7 +74,8 @@ candidates as (
         'threads' as x_name,
         threads as x_value,
         'message_bytes=' || message_bytes_text || ', key_bits=' || key_bits_text
-        || ', recipients=' || recipients_text || ', cipher=' || cipher_text as held_constant
+        || ', recipients=' || recipients_text || ', cipher=' || cipher_text || series_text
+            as held_constant
     from dims
     where threads is not null
 )
@@ -86,3 +93,6 @@ select
     measures.measure_value as y_value
 from candidates
 inner join measures on candidates.run_key = measures.run_key
+where not (
+    candidates.x_name = 'threads' and measures.measure in ('rate_per_s', 'round_trip_us')
+)

@@ -20,7 +20,7 @@ select
     count(*) as polls,
     avg(congestion_window_bytes) as cwnd_mean_bytes,
     percentile_cont(0.95) within group (order by congestion_window_bytes) as cwnd_p95_bytes,
-    sum(case when congestion_window_bytes < previous_cwnd_bytes then 1 else 0 end) as cwnd_drops,
+    count(*) filter (where congestion_window_bytes < previous_cwnd_bytes) as cwnd_drops,
     avg(slow_start_threshold_bytes) as ssthresh_mean_bytes,
     avg(smooth_trip_time_ms) as srtt_mean_ms,
     percentile_cont(0.95) within group (order by smooth_trip_time_ms) as srtt_p95_ms,

@@ -35,7 +35,8 @@ statuses as (
     select
         run_key,
         max(nettime_short_p95_us) as nettime_short_p95_us,
-        max(xbatchsz_short_p50) as xbatchsz_short_p50
+        max(xbatchsz_short_p50) as xbatchsz_short_p50,
+        max(xqtime_short_p95_us) as xqtime_short_p95_us
     from {{ ref('fct_channel_status') }}
     group by run_key
 ),
@@ -47,6 +48,11 @@ netstat as (
         sum(cwnd_drops) as cwnd_drops
     from {{ ref('fct_netstat_summary') }}
     group by run_key
+),
+
+-- Distributed MQ (amqsrua, amqsmon): queue manager CPU, log latency and bytes, rates per queue.
+distributed as (
+    select * from {{ ref('int_distributed_measures') }}
 ),
 
 measures as (
@@ -168,6 +174,14 @@ measures as (
     union all
     select
         run_key,
+        'xqtime_short_p95_us' as measure,
+        'RUN' as subject,
+        'microseconds' as unit,
+        xqtime_short_p95_us as measure_value
+    from statuses
+    union all
+    select
+        run_key,
         'smooth_trip_time_mean_ms' as measure,
         'RUN' as subject,
         'milliseconds' as unit,
@@ -181,6 +195,14 @@ measures as (
         'drops' as unit,
         cast(cwnd_drops as {{ dbt.type_float() }}) as measure_value
     from netstat
+    union all
+    select
+        run_key,
+        measure,
+        subject,
+        unit,
+        measure_value
+    from distributed
 )
 
 select

@@ -30,6 +30,7 @@ class BuildResult:
     failures: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0
     log_tail: str = ""
+    docs: Path | None = None  # the dbt docs page, when written
 
     @property
     def ok(self) -> bool:
@@ -56,7 +57,7 @@ def run_dbt(
 ) -> subprocess.CompletedProcess:
     """Run ``dbt <args>`` in the project with mqcap's warehouse; output streamed to progress."""
     progress = progress or Progress()
-    target = settings.warehouse.parent / "target"
+    target = settings.dbt_target
     cmd = [
         *dbt_executable(),
         *args,
@@ -67,7 +68,7 @@ def run_dbt(
         "--target-path",
         str(target),
         "--log-path",
-        str(settings.warehouse.parent / "logs"),
+        str(settings.dbt_logs),
     ]
     proc = subprocess.Popen(
         cmd,
@@ -83,7 +84,7 @@ def run_dbt(
         for line in proc.stdout:
             lines.append(line.rstrip())
             if " OK " in line or " PASS " in line or " ERROR " in line or " FAIL " in line:
-                progress.advance(1, line.split("[")[0].strip()[-50:])
+                progress.advance(1, line.split("[")[0].strip())
         proc.wait()
     except BaseException:  # Ctrl-C: dbt must not keep writing the warehouse after we exit
         proc.terminate()
@@ -102,7 +103,7 @@ def _dbt_waiting(
     check and dbt's own open is retried until ``MQCAP_LOCK_WAIT_S``, then one clear error."""
     wait_s = float(os.environ.get("MQCAP_LOCK_WAIT_S", "15"))
     deadline = time.monotonic() + wait_s
-    results = settings.warehouse.parent / "target" / "run_results.json"
+    results = settings.dbt_target / "run_results.json"
     while True:
         # Raises WarehouseBusyError with the documented message when the wait runs out.
         with warehouse.connect(
@@ -129,7 +130,7 @@ def _failure_line(result: BuildResult, settings: Settings) -> str:
         return shown + more
     errors = [ln.strip() for ln in result.log_tail.splitlines() if "error" in ln.lower()]
     first = errors[0] if errors else f"dbt exited with code {result.returncode}"
-    return f"{first[:300]} (full log: {settings.warehouse.parent / 'logs' / 'dbt.log'})"
+    return f"{first[:300]} (full log: {settings.dbt_logs / 'dbt.log'})"
 
 
 def build(
@@ -166,7 +167,7 @@ def build(
     proc = _dbt_waiting(settings, args, progress)
     result = _read_results(settings, proc)
     if docs and result.ok:
-        run_dbt(settings, ["docs", "generate"], progress)
+        result.docs = write_dbt_docs(settings, progress)
     with warehouse.connect(settings.warehouse, on_wait=progress.log) as con:
         if not result.ok:
             line = _failure_line(result, settings)
@@ -175,6 +176,29 @@ def build(
         if full:
             record_step(con, "build", "done", inputs=inputs, covered=covered)
     return result
+
+
+def dbt_docs_path(settings: Settings) -> Path:
+    """The dbt docs page of this warehouse: one self-contained file beside the reports."""
+    return settings.reports_out / "dbt-docs.html"
+
+
+def write_dbt_docs(settings: Settings, progress: Progress | None = None) -> Path:
+    """``dbt docs generate --static``: the docs and lineage graph in one HTML file that opens
+    from disk (the plain index.html fetches its JSON and hangs under file://).
+
+    Example:
+        write_dbt_docs(Settings.load())  # data/warehouse.mqcap/reports/dbt-docs.html
+    """
+    proc = run_dbt(settings, ["docs", "generate", "--static"], progress)
+    page = settings.dbt_target / "static_index.html"
+    if proc.returncode != 0 or not page.exists():
+        tail = "\n".join(proc.stdout.splitlines()[-5:])
+        raise DataError(f"dbt docs generate failed: {tail}")
+    out = dbt_docs_path(settings)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(page, out)
+    return out
 
 
 def source_of_tables(settings: Settings) -> dict[str, str]:
@@ -209,7 +233,7 @@ def _read_results(settings: Settings, proc: subprocess.CompletedProcess) -> Buil
     result = BuildResult(
         proc.args, proc.returncode, log_tail="\n".join(proc.stdout.splitlines()[-15:])
     )
-    path = settings.warehouse.parent / "target" / "run_results.json"
+    path = settings.dbt_target / "run_results.json"
     if not path.exists():
         return result
     data = json.loads(path.read_text())

@@ -1,6 +1,7 @@
 """The ``mqcap`` command: a thin layer over the library.
 
-Exit codes: 0 ok, 1 data problems or an incomplete pipeline, 2 usage, 130 interrupted.
+Exit codes: 0 ok, 1 data problems or an incomplete pipeline, 2 usage, 3 environment (disk
+full), 130 interrupted.
 """
 
 from __future__ import annotations
@@ -11,20 +12,67 @@ from pathlib import Path
 
 import click
 
-from mqcap import warehouse
+from mqcap import duplicates, warehouse
 from mqcap.errors import MqcapError, UsageError
+from mqcap.names import printable
 from mqcap.progress import make_progress
 from mqcap.settings import Settings
+
+
+def _global_options() -> list[click.Option]:
+    """Options every command accepts, before or after its name (``mqcap sql Q --warehouse X``)."""
+    return [
+        click.Option(
+            ["--warehouse"],
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="DuckDB warehouse file [env MQCAP_WAREHOUSE; mqcap.toml warehouse; "
+            "default data/warehouse.duckdb].",
+        ),
+        click.Option(
+            ["--raw"],
+            type=click.Path(file_okay=False, path_type=Path),
+            help="Raw drop folder, <raw>/<study>/<run>/ [env MQCAP_RAW; mqcap.toml raw; "
+            "default data/raw].",
+        ),
+        click.Option(
+            ["--reports"],
+            type=click.Path(file_okay=False, path_type=Path),
+            help="Report output folder [env MQCAP_REPORTS_OUT; mqcap.toml reports; default "
+            "<warehouse stem>.mqcap/reports beside the warehouse].",
+        ),
+        click.Option(["-q", "--quiet"], is_flag=True, help="No progress output."),
+    ]
+
+
+GLOBAL_NAMES = ("warehouse", "raw", "reports", "quiet")
+
+
+class _Command(click.Command):
+    """A command that also takes the global options; given after the command, they win."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.params.extend(_global_options())
+
+    def invoke(self, ctx: click.Context):
+        options = ctx.find_object(dict).setdefault("options", {})
+        for name in GLOBAL_NAMES:
+            value = ctx.params.pop(name, None)
+            if value:
+                options[name] = value
+        return super().invoke(ctx)
 
 
 class _Group(click.Group):
     """Maps library exceptions to one clean line on stderr and the documented exit code."""
 
+    command_class = _Command
+
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except MqcapError as exc:
-            click.echo(f"mqcap: error: {exc}", err=True)
+            click.echo(printable(f"mqcap: error: {exc}"), err=True)
             sys.exit(exc.exit_code)
         except KeyboardInterrupt:
             # Every step commits on its own: what finished is kept, the rest is owed.
@@ -35,35 +83,40 @@ class _Group(click.Group):
 
 
 def _settings(ctx: click.Context) -> Settings:
-    return ctx.obj["settings"]
+    """Settings from the options given before and after the command (loaded once)."""
+    obj = ctx.find_object(dict)
+    if "settings" not in obj:
+        o = obj.get("options", {})
+        obj["settings"] = Settings.load(
+            warehouse=o.get("warehouse"),
+            raw=o.get("raw"),
+            reports_out=o.get("reports"),
+            quiet=bool(o.get("quiet")),
+        )
+    return obj["settings"]
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option(
-    "--warehouse",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="DuckDB warehouse file [env MQCAP_WAREHOUSE; default data/warehouse.duckdb].",
+@click.group(
+    cls=_Group,
+    params=_global_options(),
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
-@click.option(
-    "--raw",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Raw drop folder, data/raw/<study>/<run>/ [env MQCAP_RAW; default data/raw].",
-)
-@click.option("-q", "--quiet", is_flag=True, help="No progress output.")
 @click.version_option(package_name="mqcap")
 @click.pass_context
-def main(ctx: click.Context, warehouse: Path | None, raw: Path | None, quiet: bool) -> None:
+def main(ctx: click.Context, **options) -> None:
     """mqcap: raw IBM MQ performance measurements -> DuckDB warehouse -> MP16-style reports.
 
     Drop raw files in data/raw/<study>/<run>/ with a run.yaml manifest, then `mqcap run`.
+    Settings come from flags, then MQCAP_* variables, then mqcap.toml (or [tool.mqcap] in
+    pyproject.toml) in this folder or a parent; paths are relative to the current folder.
 
     \b
     Example:
       mqcap run                      # ingest what is new, build, validate, render
-      mqcap sql "select * from marts.fct_driver_results"
+      mqcap sql "select * from marts.fct_driver_results" --warehouse other.duckdb
     """
     ctx.ensure_object(dict)
-    ctx.obj["settings"] = Settings.load(warehouse=warehouse, raw=raw, quiet=quiet)
+    ctx.obj["options"] = {k: v for k, v in options.items() if v}
 
 
 @main.command()
@@ -85,16 +138,19 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...]) -> None:
     with make_progress(s.quiet) as progress:
         report = do_ingest(s, list(paths) or None, progress)
     click.echo(report.summary())
-    for o in report.set_aside:
-        click.echo(
-            f"  set aside: {o.path}" + (f" ({o.position})" if o.position else "") + f": {o.reason}"
-        )
-    sys.exit(1 if report.set_aside else 0)
+    for line in report.problem_lines():
+        click.echo(f"  {line}")
+    sys.exit(1 if report.problem_lines() else 0)
 
 
 @main.command()
 @click.option("--select", "-s", multiple=True, help="dbt node selection (default: everything).")
-@click.option("--docs", is_flag=True, help="Also run `dbt docs generate`.")
+@click.option(
+    "--docs",
+    is_flag=True,
+    help="Also write the dbt docs (models, columns, lineage) as one offline HTML file "
+    "beside the reports (dbt-docs.html).",
+)
 @click.pass_context
 def build(ctx: click.Context, select: tuple[str, ...], docs: bool) -> None:
     """Build staging -> intermediate -> marts with dbt, and run its tests.
@@ -109,6 +165,8 @@ def build(ctx: click.Context, select: tuple[str, ...], docs: bool) -> None:
     with make_progress(s.quiet) as progress:
         result = do_build(s, list(select) or None, progress, docs=docs)
     click.echo(result.summary())
+    if result.docs:
+        click.echo(f"dbt docs: {result.docs}")
 
 
 @main.command()
@@ -140,7 +198,7 @@ def validate(ctx: click.Context, scope: str) -> None:
 
         click.echo(f"Data Docs: {data_docs_index(s)}")
     for f in report.failures:
-        click.echo(f"  FAILED {f.message()}")
+        click.echo(printable(f"  FAILED {f.message()}"))
     sys.exit(0 if report.ok else 1)
 
 
@@ -210,14 +268,12 @@ def run(
     _print_run(s, result)
 
 
-def _print_run(s: Settings, result) -> None:
+def _print_run(s: Settings, result, docs: Path | None = None) -> None:
     from mqcap.pipeline import report_paths, warehouse_totals
 
     click.echo(result.ingest.summary())
-    for o in result.ingest.set_aside:
-        click.echo(
-            f"  set aside: {o.path}" + (f" ({o.position})" if o.position else "") + f": {o.reason}"
-        )
+    for line in result.ingest.problem_lines():
+        click.echo(f"  {line}")
     if result.nothing_new:
         if result.problems:
             click.echo("nothing new, but not everything is right (see `mqcap status`):")
@@ -230,7 +286,7 @@ def _print_run(s: Settings, result) -> None:
         click.echo(result.build.summary())
     for v in (result.landing, result.marts):
         for f in v.failures if v else []:
-            click.echo(f"  FAILED {f.message()}")
+            click.echo(printable(f"  FAILED {f.message()}"))
     if result.reports:
         _print_report_problems(result.reports)
         for path in report_paths(result):
@@ -239,6 +295,12 @@ def _print_run(s: Settings, result) -> None:
     for line in result.problems:
         if not any(line.startswith(x + ":") for x in shown):
             click.echo(f"  {line}")
+    if result.marts and result.marts.results:
+        from mqcap.validate import data_docs_index
+
+        click.echo(f"Data Docs: {data_docs_index(s)}")
+    if docs is not None:
+        click.echo(f"dbt docs: {docs}")
     t = warehouse_totals(s)
     passed, total = result.checks()
     click.echo(
@@ -255,12 +317,14 @@ def demo(ctx: click.Context) -> None:
     """Run the whole pipeline on the bundled sample studies (data/sample/).
 
     Uses its own warehouse (data/demo/warehouse.duckdb) so your data is untouched, and ends by
-    printing the report paths and a one-line summary.
+    printing where it wrote the reports, Data Docs and dbt docs (data/demo/warehouse.mqcap/),
+    and a one-line summary.
 
     \b
     Example:
       mqcap demo && mqcap --warehouse data/demo/warehouse.duckdb status
     """
+    from mqcap.build import write_dbt_docs
     from mqcap.pipeline import demo_settings
     from mqcap.pipeline import run as do_run
 
@@ -268,7 +332,8 @@ def demo(ctx: click.Context) -> None:
     click.echo(f"demo: raw files {s.raw_root}, warehouse {s.warehouse}")
     with make_progress(s.quiet) as progress:
         result = do_run(s, None, "all", True, True, progress)
-    _print_run(s, result)
+        docs = write_dbt_docs(s, progress) if result.build else None
+    _print_run(s, result, docs)
 
 
 @main.command()
@@ -305,17 +370,25 @@ def sql(
     max_rows: int,
     wait_s: float,
 ) -> None:
-    """Run a read-only SQL query on the warehouse.
+    """Run SQL on the warehouse, read-only: every statement's result, in order.
 
     Schemas: landing (raw rows), staging, intermediate, marts, meta (ledger, checks).
+
+    \b
+    Allowed: queries on every schema, temporary tables, describe / summarize / explain.
+    Refused: writing files (COPY TO, EXPORT DATABASE), ATTACH, INSTALL / LOAD, changing
+    settings, reading any file but the warehouse (read_csv, glob...; the raw files' rows are
+    in landing.* with their file and line). mqcap writes results for you: --format
+    csv|json|parquet -o FILE, or `mqcap export`.
+    With several statements, --format table shows each one's rows; csv, json and parquet
+    write one table, so exactly one statement may return rows.
 
     \b
     Example:
       mqcap sql "select configuration, message_bytes, round_trip_us from marts.fct_driver_results"
       mqcap sql -f my_query.sql --format csv -o out.csv
     """
-    import duckdb
-    import polars as pl
+    from mqcap.sqlquery import format_table, run_sql, sandbox
 
     if (query is None) == (sql_file is None):
         raise UsageError("give a QUERY or -f FILE (one of them)")
@@ -326,39 +399,146 @@ def sql(
     with warehouse.connect(
         s.warehouse, read_only=True, wait_s=wait_s, on_wait=lambda m: click.echo(m, err=True)
     ) as con:
-        try:
-            rel = con.sql(text)
-            frame = rel.pl() if rel is not None else None
-        except duckdb.Error as exc:
-            raise UsageError(f"query failed: {str(exc).splitlines()[0]}") from None
-    if frame is None:
+        sandbox(con)
+        results = [r for r in run_sql(con, text, s.warehouse) if r.frame is not None]
+    if not results:
         return
+    if fmt != "table" and len(results) > 1:
+        numbers = ", ".join(str(r.number) for r in results)
+        raise UsageError(
+            f"--format {fmt} writes one table, but statements {numbers} return rows: "
+            "keep one query (temporary tables may prepare it), or use --format table"
+        )
     if fmt == "parquet":
+        frame = results[0].frame
         frame.write_parquet(output)
         click.echo(f"{frame.height} rows -> {output}", err=True)
         return
     if fmt == "table":
-        with pl.Config(
-            tbl_rows=max_rows,
-            tbl_cols=-1,
-            fmt_str_lengths=60,
-            tbl_width_chars=240,
-            tbl_hide_column_data_types=True,
-            tbl_hide_dataframe_shape=True,
-        ):
-            text_out = str(frame.head(max_rows))
-        if frame.height > max_rows:
-            text_out += f"\n({frame.height} rows, {max_rows} shown; --max-rows to see more)"
-        text_out += "\n"
+        parts = []
+        for r in results:
+            part = format_table(r.frame, max_rows)
+            if len(results) > 1:
+                head = " ".join(r.text.split())
+                head = head if len(head) <= 70 else head[:67] + "..."
+                part = f"-- statement {r.number}: {head}\n{part}"
+            parts.append(part)
+        text_out = "\n\n".join(parts) + "\n"
     elif fmt == "csv":
-        text_out = frame.write_csv()
+        text_out = results[0].frame.write_csv()
     else:
-        text_out = json.dumps(frame.to_dicts(), default=str, indent=1) + "\n"
+        text_out = json.dumps(results[0].frame.to_dicts(), default=str, indent=1) + "\n"
+    height = sum(r.frame.height for r in results)
     if output is not None:
         output.write_text(text_out)
-        click.echo(f"{frame.height} rows -> {output}", err=True)
+        click.echo(f"{height} rows -> {output}", err=True)
     else:
         click.echo(text_out, nl=False)
+
+
+@main.command()
+@click.option("--max-rows", type=int, default=100, show_default=True, help="Rows shown per result.")
+@click.option(
+    "--wait",
+    "wait_s",
+    type=float,
+    default=30.0,
+    show_default=True,
+    help="Seconds to wait while a pipeline step holds the warehouse.",
+)
+@click.pass_context
+def shell(ctx: click.Context, max_rows: int, wait_s: float) -> None:
+    """Interactive read-only SQL on the warehouse (same sandbox as `mqcap sql`).
+
+    Statements end with ; and may span lines. .tables lists tables and views, .help says
+    what is allowed, .quit or Ctrl-D ends. Reads standard input, so a script can be piped in.
+    Exit 1 when a statement failed. The session holds a read lock: pipeline steps wait.
+
+    \b
+    Example:
+      mqcap shell --warehouse data/demo/warehouse.duckdb
+      echo "select count(*) from marts.dim_run;" | mqcap shell
+    """
+    from mqcap.shell import session
+    from mqcap.sqlquery import sandbox
+
+    s = _settings(ctx)
+    with warehouse.connect(
+        s.warehouse, read_only=True, wait_s=wait_s, on_wait=lambda m: click.echo(m, err=True)
+    ) as con:
+        sandbox(con)
+        failures = session(con, s.warehouse, max_rows=max_rows)
+    sys.exit(1 if failures else 0)
+
+
+@main.command()
+@click.argument("study", required=False)
+@click.option("--run", "run_id", default="run-1", show_default=True, help="First run folder.")
+@click.pass_context
+def init(ctx: click.Context, study: str | None, run_id: str) -> None:
+    """Start a work folder (mqcap.toml) or a study (templates to fill in).
+
+    Without STUDY: writes mqcap.toml here (every setting commented) and creates the raw root.
+    With STUDY: <raw>/<study>/study.yaml and <raw>/<study>/<run>/run.yaml, commented
+    templates; drop the run's files beside its run.yaml. Existing files are never overwritten.
+
+    \b
+    Example:
+      mqcap init attls && $EDITOR data/raw/attls/run-1/run.yaml
+    """
+    from mqcap.scaffold import init_config, init_study
+
+    s = _settings(ctx)
+    if study is None:
+        path = init_config(Path.cwd())
+        s.raw_root.mkdir(parents=True, exist_ok=True)
+        click.echo(f"wrote {path}" if path else f"kept {Path.cwd() / 'mqcap.toml'} (exists)")
+        click.echo(f"raw root: {s.raw_root}")
+        return
+    written = init_study(s.raw_root, study, run_id)
+    for path in written:
+        click.echo(f"wrote {path}")
+    if not written:
+        click.echo(f"kept the files of {s.raw_root / study} (they exist)")
+    click.echo(
+        f"next: fill in {s.raw_root / study / run_id / 'run.yaml'}, drop the run's files "
+        "beside it, then `mqcap run`"
+    )
+
+
+@main.command(name="open")
+@click.argument("study", required=False)
+@click.option(
+    "--format", "fmt", type=click.Choice(["html", "pdf"]), default="html", show_default=True
+)
+@click.option("--browser", "-b", is_flag=True, help="Open it with the system's viewer.")
+@click.pass_context
+def open_(ctx: click.Context, study: str | None, fmt: str, browser: bool) -> None:
+    """Print the path of a study's report (default: the overview, index.html); -b opens it.
+
+    \b
+    Example:
+      mqcap open attls -b
+      mqcap open --format pdf attls
+    """
+    s = _settings(ctx)
+    if study is None:
+        if fmt == "pdf":
+            raise UsageError("the overview is HTML only: give a STUDY for a PDF")
+        path = s.reports_out / "index.html"
+    else:
+        path = s.reports_out / f"{study}.{fmt}"
+    if not path.exists():
+        known = sorted(p.stem for p in s.reports_out.glob(f"*.{fmt}") if p.stem != "index")
+        raise UsageError(
+            f"no report at {path}: run `mqcap run` or `mqcap report`"
+            + (f" (reports there: {', '.join(known)})" if known else "")
+        )
+    click.echo(str(path))
+    if browser:
+        import webbrowser
+
+        webbrowser.open(path.as_uri())
 
 
 @main.command()
@@ -410,15 +590,15 @@ def watch(ctx: click.Context, interval: float, settle: float, fmt: str) -> None:
     s = _settings(ctx)
 
     def log(message: str) -> None:
-        click.echo(f"{datetime.now():%H:%M:%S} {message}")
+        click.echo(printable(f"{datetime.now():%H:%M:%S} {message}"))
 
     def on_batch(paths: list[Path]) -> None:
         try:
             with make_progress(True) as progress:
                 result = do_run(s, None, fmt, False, True, progress)
             log(result.ingest.summary())
-            for o in result.ingest.set_aside:
-                log(f"set aside {o.path}: {o.reason}")
+            for line in result.ingest.problem_lines():
+                log(line)
             if result.build:
                 log(result.build.summary())
             for path in result.reports.paths() if result.reports else []:
@@ -427,6 +607,8 @@ def watch(ctx: click.Context, interval: float, settle: float, fmt: str) -> None:
                 log(line)
         except MqcapError as exc:
             log(f"error: {exc}")
+        except Exception as exc:  # watching goes on: the next batch retries what failed
+            log(f"error: {type(exc).__name__}: {exc}")
 
     do_watch(s, on_batch, interval_s=interval, settle_s=settle, log=log)
 
@@ -520,7 +702,13 @@ def status(ctx: click.Context) -> None:
         click.echo(f"\nset aside: {len(aside)} file(s)")
         for path, pos, reason, retry in aside:
             when = " [retried on next ingest]" if retry else ""
-            click.echo(f"  {path}{' ' + pos if pos else ''}: {reason}{when}")
+            click.echo(printable(f"  {path}{' ' + pos if pos else ''}: {reason}{when}"))
+        copies = duplicates.summary(con) or []
+        click.echo(f"\nrecords loaded twice (counted once): {len({c[0] for c in copies})} file(s)")
+        for path, first, n, pos, first_pos in copies:
+            click.echo(
+                printable(f"  {path}: {n:,} record(s) from {pos} repeat {first} ({first_pos} on)")
+            )
         checks = con.execute(
             """select suite, success, evaluated, failed, rows_checked, validated_at
                from meta.validation_result

@@ -2,7 +2,8 @@
 
 Exit codes: 0 ok, 1 data problems found or the pipeline could not complete (a file set aside,
 a failed check or dbt build, an unattributed file, a busy or damaged warehouse), 2 usage
-error, 130 interrupted (Ctrl-C).
+error, 3 environment problem (disk full, warehouse not writable: nothing set aside, run
+again), 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -70,6 +71,13 @@ class WarehouseBusyError(MqcapError):
     """Another process holds the DuckDB warehouse for writing."""
 
     exit_code = 1
+
+
+class EnvironmentProblem(MqcapError):
+    """The machine, not the data: disk full, the warehouse not writable. Nothing was set aside;
+    what was committed before stays, and running the command again retries the rest."""
+
+    exit_code = 3
 
 
 class WarehouseDamagedError(MqcapError):

@@ -22,7 +22,7 @@ from mqcap.ledger.steps import PipelineState, pipeline_state
 from mqcap.parsers import parser_for_kind
 from mqcap.progress import Progress
 from mqcap.reports import FORMATS, ReportResult, render_reports
-from mqcap.settings import Settings
+from mqcap.settings import Settings, outputs_dir
 from mqcap.validate import ValidationReport, validate
 
 
@@ -43,7 +43,8 @@ class RunResult:
     def data_problems(self) -> bool:
         bad_checks = any(v is not None and not v.ok for v in (self.landing, self.marts))
         failed_reports = bool(self.reports and self.reports.failed)
-        return bool(self.ingest.set_aside) or bad_checks or failed_reports or bool(self.problems)
+        ingest_problems = self.ingest.set_aside or self.ingest.skipped or self.ingest.unattributed
+        return bool(ingest_problems) or bad_checks or failed_reports or bool(self.problems)
 
     def checks(self) -> tuple[int, int]:
         passed = total = 0
@@ -191,7 +192,8 @@ def _run(
         result.marts = validate(settings, "mart", None, progress)
         state = _state(settings)
     if reports:
-        affected = sorted({o.study for o in landed.landed if o.study}) if paths else None
+        touched = landed.landed + landed.deleted
+        affected = sorted({o.study for o in touched if o.study}) if paths else None
         result.reports = render_reports(
             settings, affected or None, fmt, state.blocked(), force, progress, only_owed=not force
         )
@@ -203,10 +205,9 @@ def _run(
 def demo_settings(settings: Settings) -> Settings:
     """The demo's own warehouse and raw root: the bundled sample study, apart from user data."""
     root = settings.project_root
+    demo = root / "data" / "demo" / "warehouse.duckdb"
     return settings.with_(
-        raw_root=root / "data" / "sample",
-        warehouse=root / "data" / "demo" / "warehouse.duckdb",
-        reports_out=root / "reports" / "_output",
+        raw_root=root / "data" / "sample", warehouse=demo, reports_out=outputs_dir(demo) / "reports"
     )
 
 

@@ -10,6 +10,29 @@ import time
 from contextlib import AbstractContextManager
 
 
+def shorten(text: str, width: int) -> str:
+    """The end of ``text`` in at most ``width`` characters, cut between words, never inside one.
+
+    The end is kept because that is where a path's file name or a dbt line's model name is.
+
+    Example:
+        >>> shorten("12 of 68 OK created sql view model staging.stg_driver_results", 40)
+        '… view model staging.stg_driver_results'
+    """
+    text = " ".join(text.split())
+    if len(text) <= width:
+        return text
+    words = text.split(" ")
+    kept: list[str] = []
+    for word in reversed(words):
+        if len(" ".join([word, *kept])) + 2 > width:
+            break
+        kept.insert(0, word)
+    if not kept:  # one word longer than the room: show it whole rather than a fragment
+        return words[-1]
+    return "… " + " ".join(kept)
+
+
 class Progress(AbstractContextManager):
     """No-op progress; the base for the others.
 
@@ -32,7 +55,10 @@ class Progress(AbstractContextManager):
 
 
 class PlainProgress(Progress):
-    """Line-oriented progress for logs and pipes: at most one line every few seconds per task."""
+    """Line-oriented progress for logs and pipes: at most one line every few seconds per task.
+
+    Lines are written whole (a pipe or log has no width to fit); only whitespace is collapsed.
+    """
 
     def __init__(self, stream=None, every_s: float = 5.0) -> None:
         self.stream = stream or sys.stderr
@@ -52,6 +78,7 @@ class PlainProgress(Progress):
         if now - self.last >= self.every_s:
             self.last = now
             of = f"/{self.total:g}" if self.total else ""
+            detail = " ".join(detail.split())
             self.log(f"  {self.task}: {self.done:g}{of} {self.unit} {detail}".rstrip())
 
     def advance(self, n: float = 1, detail: str = "") -> None:
@@ -101,11 +128,11 @@ class RichProgress(Progress):
 
     def advance(self, n: float = 1, detail: str = "") -> None:
         if self.task_id is not None:
-            self.bar.update(self.task_id, advance=n, detail=detail[-40:])
+            self.bar.update(self.task_id, advance=n, detail=shorten(detail, 40))
 
     def update(self, completed: float, detail: str = "") -> None:
         if self.task_id is not None:
-            self.bar.update(self.task_id, completed=completed, detail=detail[-40:])
+            self.bar.update(self.task_id, completed=completed, detail=shorten(detail, 40))
 
     def log(self, message: str) -> None:
         self.bar.console.print(message, markup=False, highlight=False)

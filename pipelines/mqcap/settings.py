@@ -1,34 +1,107 @@
 """One typed settings object: every path mqcap uses comes from here.
 
-Environment variables override the defaults, and CLI options override both:
-``MQCAP_WAREHOUSE`` (``--warehouse``), ``MQCAP_RAW`` (``--raw``), ``MQCAP_REPORTS_OUT``.
-Relative paths are taken from the project root (the folder holding ``dbt_project.yml``).
+Three settings, each from the first place that gives it:
+
+1. a command-line flag (``--warehouse``, ``--raw``, ``--reports``), relative to the current folder;
+2. the environment (``MQCAP_WAREHOUSE``, ``MQCAP_RAW``, ``MQCAP_REPORTS_OUT``), relative to the
+   current folder;
+3. the configuration file: ``mqcap.toml`` (top-level keys) or ``pyproject.toml`` (a
+   ``[tool.mqcap]`` table), the nearest one in the current folder or its parents, with paths
+   relative to the file's folder (keys ``warehouse``, ``raw``, ``reports``);
+4. the defaults: ``data/warehouse.duckdb`` and ``data/raw`` under the project root.
+
+Everything mqcap writes for a warehouse lives in one folder beside it, ``<stem>.mqcap/``
+(``data/warehouse.duckdb`` -> ``data/warehouse.mqcap/``): ``reports/`` (HTML, PDF, index.html,
+``data-docs/``, ``dbt-docs.html``) and ``dbt/target``, ``dbt/logs``; so two warehouses never
+write over each other. ``--reports`` moves the reports only.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from mqcap.errors import UsageError
+
 PACKAGE_DIR = Path(__file__).resolve().parent
+CONFIG_KEYS = {"warehouse": "MQCAP_WAREHOUSE", "raw": "MQCAP_RAW", "reports": "MQCAP_REPORTS_OUT"}
+DEFAULTS = {"warehouse": "data/warehouse.duckdb", "raw": "data/raw"}
+
+
+def _is_mqcap_project(folder: Path) -> bool:
+    """A dbt project named mqcap (another team's dbt project is not ours)."""
+    project = folder / "dbt_project.yml"
+    if not (project.is_file() and (folder / "models").is_dir()):
+        return False
+    return re.search(r"^name:\s*['\"]?mqcap['\"]?\s*$", project.read_text(), re.M) is not None
 
 
 def find_project_root(start: Path | None = None) -> Path:
-    """The folder with ``dbt_project.yml``: from ``start`` (cwd) upwards, else the source tree.
+    """mqcap's dbt project: the source tree this code runs from, else one above ``start``.
+
+    The code's own tree comes first, so the models always match the code that lands their
+    tables, and a folder inside some other dbt project is never taken for mqcap's.
 
     Example:
         >>> (find_project_root() / "dbt_project.yml").exists()
         True
     """
-    for folder in [(start or Path.cwd()).resolve(), *(start or Path.cwd()).resolve().parents]:
-        if (folder / "dbt_project.yml").exists() and (folder / "models").is_dir():
-            return folder
     # Installed editable from the repository: pipelines/mqcap -> repository root.
     candidate = PACKAGE_DIR.parent.parent
-    if (candidate / "dbt_project.yml").exists():
+    if _is_mqcap_project(candidate):
         return candidate
-    raise FileNotFoundError("cannot find the mqcap project root (a folder with dbt_project.yml)")
+    here = (start or Path.cwd()).resolve()
+    for folder in [here, *here.parents]:
+        if _is_mqcap_project(folder):
+            return folder
+    raise FileNotFoundError("cannot find the mqcap project root (dbt_project.yml named mqcap)")
+
+
+def find_config(start: Path | None = None) -> tuple[Path, dict] | None:
+    """The nearest ``mqcap.toml`` or ``pyproject.toml`` with ``[tool.mqcap]``, and its table.
+
+    Example:
+        found = find_config(Path.cwd())   # (Path('/work/mqcap.toml'), {'raw': 'drops'}) or None
+    """
+    here = (start or Path.cwd()).resolve()
+    for folder in [here, *here.parents]:
+        for name in ("mqcap.toml", "pyproject.toml"):
+            path = folder / name
+            if not path.is_file():
+                continue
+            try:
+                doc = tomllib.loads(path.read_text())
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+                if name == "pyproject.toml":
+                    continue
+                raise UsageError(f"{path}: not valid TOML: {exc}") from None
+            table = doc if name == "mqcap.toml" else doc.get("tool", {}).get("mqcap")
+            if table is None:
+                continue
+            unknown = sorted(set(table) - set(CONFIG_KEYS))
+            if unknown:
+                raise UsageError(
+                    f"{path}: unknown setting(s) {', '.join(unknown)}; "
+                    f"known: {', '.join(CONFIG_KEYS)}"
+                )
+            for key, value in table.items():
+                if not isinstance(value, str) or not value:
+                    raise UsageError(f"{path}: setting {key}: expected a path, got {value!r}")
+            return path, table
+    return None
+
+
+def outputs_dir(warehouse: Path) -> Path:
+    """The folder beside a warehouse for what mqcap writes about it.
+
+    Example:
+        >>> outputs_dir(Path("/d/warehouse.duckdb"))
+        PosixPath('/d/warehouse.mqcap')
+    """
+    return warehouse.parent / f"{warehouse.stem}.mqcap"
 
 
 @dataclass(frozen=True)
@@ -37,7 +110,7 @@ class Settings:
 
     Example:
         s = Settings.load(warehouse="/tmp/w.duckdb")
-        s.warehouse  # PosixPath('/tmp/w.duckdb')
+        s.warehouse, s.reports_out  # /tmp/w.duckdb, /tmp/w.mqcap/reports
     """
 
     project_root: Path
@@ -48,6 +121,7 @@ class Settings:
     reports_out: Path
     expectations_dir: Path
     quiet: bool = False
+    config_file: Path | None = None
 
     @classmethod
     def load(
@@ -58,27 +132,57 @@ class Settings:
         reports_out: str | os.PathLike | None = None,
         quiet: bool = False,
         project_root: Path | None = None,
+        cwd: Path | None = None,
     ) -> Settings:
         root = project_root or find_project_root()
+        here = (cwd or Path.cwd()).resolve()
+        found = find_config(here)
+        config_file, config = found if found else (None, {})
+        flags = {"warehouse": warehouse, "raw": raw, "reports": reports_out}
 
-        def pick(option, env: str, default: str) -> Path:
-            value = option if option is not None else os.environ.get(env) or default
+        def pick(key: str) -> Path | None:
+            if flags[key] is not None:
+                value, base = flags[key], here
+            elif os.environ.get(CONFIG_KEYS[key]):
+                value, base = os.environ[CONFIG_KEYS[key]], here
+            elif key in config:
+                value, base = config[key], config_file.parent
+            elif key in DEFAULTS:
+                value, base = DEFAULTS[key], root
+            else:
+                return None
             path = Path(value).expanduser()
-            return (path if path.is_absolute() else root / path).resolve()
+            return (path if path.is_absolute() else base / path).resolve()
 
+        wh = pick("warehouse")
         return cls(
             project_root=root,
-            warehouse=pick(warehouse, "MQCAP_WAREHOUSE", "data/warehouse.duckdb"),
-            raw_root=pick(raw, "MQCAP_RAW", "data/raw"),
+            warehouse=wh,
+            raw_root=pick("raw"),
             sample_root=root / "data" / "sample",
             reports_src=root / "reports",
-            reports_out=pick(reports_out, "MQCAP_REPORTS_OUT", "reports/_output"),
+            reports_out=pick("reports") or outputs_dir(wh) / "reports",
             expectations_dir=root / "expectations",
             quiet=quiet,
+            config_file=config_file,
         )
 
     def with_(self, **changes) -> Settings:
         return replace(self, **changes)
+
+    @property
+    def outputs(self) -> Path:
+        """``<warehouse stem>.mqcap/`` beside the warehouse."""
+        return outputs_dir(self.warehouse)
+
+    @property
+    def dbt_target(self) -> Path:
+        """dbt's target folder (manifest, run results, docs) for this warehouse."""
+        return self.outputs / "dbt" / "target"
+
+    @property
+    def dbt_logs(self) -> Path:
+        return self.outputs / "dbt" / "logs"
 
     @property
     def dbt_env(self) -> dict[str, str]:
@@ -88,7 +192,7 @@ class Settings:
         env["DBT_SEND_ANONYMOUS_USAGE_STATS"] = "False"
         env["DBT_PROFILES_DIR"] = str(self.project_root)
         env["DBT_PROJECT_DIR"] = str(self.project_root)
-        env["DBT_LOG_PATH"] = str(self.warehouse.parent / "logs")
-        env["DBT_TARGET_PATH"] = str(self.warehouse.parent / "target")
+        env["DBT_LOG_PATH"] = str(self.dbt_logs)
+        env["DBT_TARGET_PATH"] = str(self.dbt_target)
         env["DBT_USE_COLORS"] = "False"
         return env

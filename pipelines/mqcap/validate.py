@@ -39,6 +39,7 @@ import duckdb
 
 from mqcap import warehouse
 from mqcap.ledger.steps import record_checks
+from mqcap.offline import make_offline
 from mqcap.progress import Progress
 from mqcap.settings import Settings
 
@@ -154,11 +155,13 @@ def _frame(con: duckdb.DuckDBPyConnection, table: str, file_ids: list[int] | Non
     }
     if not cols:
         return None
-    pos = (
-        "'line ' || t.source_line"
-        if "source_line" in cols
-        else ("'byte ' || t.source_offset" if "source_offset" in cols else "null")
-    )
+    # Tables fed by text and binary formats have both: a row names whichever it has.
+    positions = []
+    if "source_line" in cols:
+        positions.append("'line ' || t.source_line")
+    if "source_offset" in cols:
+        positions.append("'byte ' || t.source_offset")
+    pos = f"coalesce({', '.join(positions)})" if positions else "null"
     if schema == warehouse.LANDING:
         sql = f"""select t.*, l.path as _file, l.study || '/' || l.run_id as _run,
                          {pos} as _position
@@ -370,6 +373,8 @@ def _data_docs(ctx, settings: Settings) -> None:
         )
         sites[base] = name
     ctx.build_data_docs(site_names=[sites[base]])
+    # GX's pages load their libraries from CDNs; make them open offline.
+    make_offline(base)
 
 
 _SCHEMA = {"landing": "landing.", "mart": "marts.", "all": ""}

@@ -16,7 +16,6 @@ from pathlib import Path
 import duckdb
 
 from mqcap.errors import UsageError, WarehouseBusyError, WarehouseDamagedError
-from mqcap.ledger.steps import ensure_steps
 from mqcap.parsers import all_tables
 from mqcap.parsers.base import Table
 
@@ -38,7 +37,7 @@ create table if not exists {META}.ingest_ledger (
     bytes bigint not null,
     mtime_ns bigint,                -- lets an unchanged file skip hashing
     kind varchar,                   -- parser kind, NULL when unrecognised
-    status varchar not null,        -- loaded | set_aside | replaced
+    status varchar not null,        -- loaded | set_aside | replaced | deleted
     reason varchar,                 -- why set aside / replaced
     position varchar,               -- 'line 12' / 'byte 4096' for set-aside files
     retry boolean not null default false,  -- set aside for a reason that can go away
@@ -49,7 +48,9 @@ create table if not exists {META}.ingest_ledger (
     unknown_lines bigint not null default 0,
     skipped varchar,                -- JSON object of skipped record kinds -> count
     seen_at timestamp not null,
-    landed_at timestamp
+    landed_at timestamp,
+    attribution varchar,            -- how its rows find their run (mqcap.ledger.files)
+    deleted_at timestamp            -- when its raw file was found gone (status 'deleted')
 );
 create table if not exists {META}.validation_result (
     validated_at timestamp not null,
@@ -174,6 +175,8 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     """
     con.execute(f"create schema if not exists {LANDING}; create schema if not exists {META};")
     con.execute(LEDGER_DDL)
+    from mqcap.ledger.steps import ensure_steps  # the ledger sits above warehouse
+
     ensure_steps(con)
     existing: dict[str, set[str]] = {}
     for name, col in con.execute(
@@ -188,15 +191,3 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
         for col, typ in table.columns.items():
             if col not in existing[table.name]:
                 con.execute(f'alter table {LANDING}."{table.name}" add column "{col}" {typ}')
-
-
-def landing_counts(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
-    """Rows per landing table."""
-    names = [
-        r[0]
-        for r in con.execute(
-            "select table_name from information_schema.tables where table_schema = ? order by 1",
-            [LANDING],
-        ).fetchall()
-    ]
-    return {n: con.execute(f'select count(*) from {LANDING}."{n}"').fetchall()[0][0] for n in names}

@@ -42,18 +42,23 @@ class Watcher:
     growing_since: float | None = None
 
     def poll(self) -> list[Path]:
-        """Files that changed since last handed out and have settled; [] while a burst goes on."""
+        """Files that changed since last handed out and have settled, and handed-out files that
+        are gone (deletions); [] while a burst goes on."""
         now = self.clock()
         current: dict[Path, tuple[int, int]] = {}
         for path in discover(self.settings):
             try:
                 st = path.stat()
-            except FileNotFoundError:
-                continue  # removed between listing and stat
+            except OSError:
+                continue  # removed, replaced or unreadable between listing and stat
             current[path] = (st.st_size, st.st_mtime_ns)
         for path in list(self.seen):
             if path not in current:
                 del self.seen[path]
+        # A handed-out file that is gone is a deletion: the pipeline takes its rows out.
+        removed = [path for path in self.done if path not in current]
+        for path in removed:
+            del self.done[path]
         pending: list[Path] = []
         growing = False
         for path, sig in current.items():
@@ -75,12 +80,15 @@ class Watcher:
         self.growing_since = None
         for path in pending:
             self.done[path] = current[path]
-        return sorted(pending)
+        return sorted(pending + removed)
 
     def prime(self) -> None:
         """Treat what is there now as handled (the caller runs the pipeline on it once)."""
         for path in discover(self.settings):
-            st = path.stat()
+            try:
+                st = path.stat()
+            except OSError:
+                continue  # gone again: the next poll sees what is there
             self.done[path] = (st.st_size, st.st_mtime_ns)
 
 
@@ -100,7 +108,11 @@ def watch(
     )
     try:
         while not stop():
-            batch = watcher.poll()
+            try:
+                batch = watcher.poll()
+            except Exception as exc:  # e.g. the raw root unmounted: keep watching
+                log(f"cannot scan {settings.raw_root}: {type(exc).__name__}: {exc}")
+                batch = []
             if batch:
                 log(f"{len(batch)} file(s) settled: running the pipeline")
                 on_batch(batch)

@@ -1,16 +1,24 @@
 -- One row per interval, system and address space (job name) with its CPU seconds.
+-- Second copies of a record (the same file dropped twice) do not count: macros/first_copy.
+-- extra is not compared: for SMF 30 it starts with the record's position in its dump.
 with source as (
-    select * from {{ source('ascpu', 'ascpu_interval') }}
+    {{ first_copy(source('ascpu', 'ascpu_interval'), [
+        'interval_start', 'interval_end', 'system_id', 'jobname', 'cpu_s', 'srb_s', 'ziip_s',
+        'cpu_source'
+    ]) }}
 )
 
 select
     {{ dbt.concat([
         "cast(file_id as " ~ dbt.type_string() ~ ")", "'/'",
-        "cast(source_line as " ~ dbt.type_string() ~ ")"
+        source_position()
     ]) }} as ascpu_interval_key,
     file_id,
     source_file,
     source_line,
+    source_offset,
+    source_record,
+    source_item,
     cpu_source,
     system_id,
     upper(trim(jobname)) as jobname,

@@ -2,8 +2,20 @@
 -- Pairs such as NETTIME(25,0) are (short-term, long-term) indicators; times in microseconds.
 -- Blank values (monitoring off: NETTIME( , )) become NULL. z/OS prints counters above
 -- 999,999,999 as 999999999: kept as printed.
-with source as (
-    select * from {{ source('chstatus', 'chstatus_attr') }}
+-- A block repeated in a later-loaded capture (same snapshot time, channel and every KEY(value))
+-- is a second copy and does not count (macros/first_copy); blocks without a time always count.
+with blocks as (
+    {{ chstatus_blocks(source('chstatus', 'chstatus_attr')) }}
+),
+
+counted as (
+    {{ first_copy('blocks', ['snapshot_time', 'channel', 'block_content']) }}
+),
+
+source as (
+    select attr.*
+    from {{ source('chstatus', 'chstatus_attr') }} as attr
+    inner join counted on attr.file_id = counted.file_id and attr.block_no = counted.block_no
 ),
 
 attrs as (

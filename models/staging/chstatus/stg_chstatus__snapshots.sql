@@ -1,6 +1,16 @@
 -- One row per DISPLAY CHSTATUS snapshot of a capture file.
-with source as (
-    select * from {{ source('chstatus', 'chstatus_snapshot') }}
+-- Second copies of a record (the same file dropped twice) do not count: macros/first_copy.
+-- A snapshot is a copy when its time, queue manager and every block it printed are; one
+-- without a time has no identity and always counts.
+with snapshots as (
+    {{ chstatus_snapshots(source('chstatus', 'chstatus_snapshot'), source('chstatus', 'chstatus_attr')) }}
+),
+
+source as (
+    {{ first_copy('snapshots', [
+        'snapshot_time', 'snapshot_clock', 'qmgr', 'form', 'channel_count', 'expected_count',
+        'snapshot_content'
+    ]) }}
 )
 
 select

@@ -3,7 +3,16 @@
 -- Windows, queues and buffers are bytes; smooth trip time and variance milliseconds.
 -- Pair names are compared without blanks and case so both layouts match
 -- ('Smooth trip variance' in the old one, 'SmoothTripVariance' in V2R2 and later).
-with conns as (
+-- A poll x connection repeated in a later-loaded capture (same poll time, stack and sockets)
+-- is a second copy and does not count, nor do its pairs (macros/first_copy).
+with counted as (
+    {{ first_copy(source('netstat', 'netstat_conn'), [
+        'poll_ts', 'netstat_release', 'stack_name', 'client_name', 'client_id', 'local_socket',
+        'foreign_socket'
+    ]) }}
+),
+
+conns as (
     select
         file_id,
         conn_no,
@@ -18,13 +27,13 @@ with conns as (
         source_line,
         cast(null as {{ dbt.type_string() }}) as pair_name,
         cast(null as {{ dbt.type_string() }}) as pair_value
-    from {{ source('netstat', 'netstat_conn') }}
+    from counted
 ),
 
 pairs as (
     select
-        file_id,
-        conn_no,
+        pair.file_id,
+        pair.conn_no,
         cast(null as {{ dbt.type_bigint() }}) as poll_no,
         cast(null as time) as poll_time,
         cast(null as {{ dbt.type_timestamp() }}) as poll_ts,
@@ -34,9 +43,10 @@ pairs as (
         cast(null as {{ dbt.type_string() }}) as local_socket,
         cast(null as {{ dbt.type_string() }}) as foreign_socket,
         cast(null as {{ dbt.type_bigint() }}) as source_line,
-        lower(replace(name, ' ', '')) as pair_name,
-        nullif(trim(value), '') as pair_value
-    from {{ source('netstat', 'netstat_pair') }}
+        lower(replace(pair.name, ' ', '')) as pair_name,
+        nullif(trim(pair.value), '') as pair_value
+    from {{ source('netstat', 'netstat_pair') }} as pair
+    inner join counted on pair.file_id = counted.file_id and pair.conn_no = counted.conn_no
 ),
 
 unioned as (

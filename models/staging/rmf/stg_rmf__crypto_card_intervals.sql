@@ -1,6 +1,7 @@
 -- One row per RMF interval, crypto card, function (NULL = card total), key size and scope.
+-- Second copies of a record (the same file dropped twice) do not count: macros/first_copy.
 with source as (
-    select * from {{ source('rmf', 'rmf_crypto') }}
+    {{ first_copy(source('rmf', 'rmf_crypto'), when='interval_start is not null') }}
 ),
 
 renamed as (
@@ -8,6 +9,9 @@ renamed as (
         file_id,
         source_file,
         source_line,
+        source_offset,
+        source_record,
+        source_item,
         system_id,
         zos_level,
         interval_start,
@@ -35,7 +39,7 @@ renamed as (
 select
     {{ dbt.concat([
         "cast(file_id as " ~ dbt.type_string() ~ ")", "'/'",
-        "cast(source_line as " ~ dbt.type_string() ~ ")", "'/'",
+        source_position(), "'/'",
         "scope", "'/'",
         "coalesce(crypto_function, 'card')", "'/'",
         "coalesce(cast(key_size_bits as " ~ dbt.type_string() ~ "), '-')"

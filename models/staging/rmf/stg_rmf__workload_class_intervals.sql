@@ -1,6 +1,7 @@
 -- One row per RMF interval and WLM service- or report-class section (and period).
+-- Second copies of a record (the same file dropped twice) do not count: macros/first_copy.
 with source as (
-    select * from {{ source('rmf', 'rmf_workload') }}
+    {{ first_copy(source('rmf', 'rmf_workload'), when='interval_start is not null') }}
 ),
 
 renamed as (
@@ -8,6 +9,9 @@ renamed as (
         file_id,
         source_file,
         source_line,
+        source_offset,
+        source_record,
+        source_item,
         sysplex,
         zos_level,
         interval_start,
@@ -39,7 +43,7 @@ renamed as (
 select
     {{ dbt.concat([
         "cast(file_id as " ~ dbt.type_string() ~ ")", "'/'",
-        "cast(source_line as " ~ dbt.type_string() ~ ")"
+        source_position()
     ]) }} as workload_row_key,
     *
 from renamed

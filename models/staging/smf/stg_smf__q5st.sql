@@ -1,7 +1,8 @@
 -- Generated from pipelines/mqcap/parsers/smf/structures.py by mqcap.parsers.smf.staging.
 -- Db2 manager (shared queue) statistics per interval (SMF 115.2).
+-- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
-    select * from {{ source('smf', 'smf_q5st') }}
+    {{ first_copy(source('smf', 'smf_q5st'), when='record_time_local is not null') }}
 )
 
 select

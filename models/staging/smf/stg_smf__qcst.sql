@@ -1,7 +1,8 @@
 -- Generated from pipelines/mqcap/parsers/smf/structures.py by mqcap.parsers.smf.staging.
 -- Channel accounting: one row per channel instance per interval (SMF 116.10).
+-- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
-    select * from {{ source('smf', 'smf_qcst') }}
+    {{ first_copy(source('smf', 'smf_qcst'), when='record_time_local is not null') }}
 )
 
 select

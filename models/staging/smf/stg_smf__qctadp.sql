@@ -1,7 +1,8 @@
 -- Generated from pipelines/mqcap/parsers/smf/structures.py by mqcap.parsers.smf.staging.
 -- Channel initiator adapter task: requests, CPU, elapsed and wait time per interval.
+-- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
-    select * from {{ source('smf', 'smf_qctadp') }}
+    {{ first_copy(source('smf', 'smf_qctadp'), when='record_time_local is not null') }}
 )
 
 select

@@ -1,7 +1,8 @@
 -- Generated from pipelines/mqcap/parsers/smf/structures.py by mqcap.parsers.smf.staging.
 -- Channel initiator SSL server subtask: requests, CPU, elapsed, wait, longest request.
+-- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
-    select * from {{ source('smf', 'smf_qctssl') }}
+    {{ first_copy(source('smf', 'smf_qctssl'), when='record_time_local is not null') }}
 )
 
 select

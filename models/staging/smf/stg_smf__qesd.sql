@@ -1,7 +1,8 @@
 -- Generated from pipelines/mqcap/parsers/smf/structures.py by mqcap.parsers.smf.staging.
 -- Shared message data set statistics, one row per CF structure (SMF 115.2).
+-- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
-    select * from {{ source('smf', 'smf_qesd') }}
+    {{ first_copy(source('smf', 'smf_qesd'), when='record_time_local is not null') }}
 )
 
 select

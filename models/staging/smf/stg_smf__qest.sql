@@ -1,7 +1,8 @@
 -- Generated from pipelines/mqcap/parsers/smf/structures.py by mqcap.parsers.smf.staging.
 -- Coupling facility manager statistics, one row per CF structure in use (SMF 115.2).
+-- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
-    select * from {{ source('smf', 'smf_qest') }}
+    {{ first_copy(source('smf', 'smf_qest'), when='record_time_local is not null') }}
 )
 
 select

@@ -1,7 +1,8 @@
 -- Generated from pipelines/mqcap/parsers/smf/structures.py by mqcap.parsers.smf.staging.
 -- Page set statistics, one row per page set per interval (SMF 115.201, MQ 9.0 and later).
+-- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
-    select * from {{ source('smf', 'smf_qis1') }}
+    {{ first_copy(source('smf', 'smf_qis1'), when='record_time_local is not null') }}
 )
 
 select

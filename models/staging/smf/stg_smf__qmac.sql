@@ -1,7 +1,8 @@
 -- Generated from pipelines/mqcap/parsers/smf/structures.py by mqcap.parsers.smf.staging.
 -- Class 1 accounting: CPU and put/get counts by message size per task (SMF 116.0).
+-- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
-    select * from {{ source('smf', 'smf_qmac') }}
+    {{ first_copy(source('smf', 'smf_qmac'), when='record_time_local is not null') }}
 )
 
 select

@@ -1,7 +1,8 @@
 -- Generated from pipelines/mqcap/parsers/smf/structures.py by mqcap.parsers.smf.staging.
 -- Buffer manager statistics, one row per buffer pool per interval (SMF 115.2 and 115.215).
+-- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
-    select * from {{ source('smf', 'smf_qpst') }}
+    {{ first_copy(source('smf', 'smf_qpst'), when='record_time_local is not null') }}
 )
 
 select

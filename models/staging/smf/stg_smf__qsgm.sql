@@ -1,7 +1,8 @@
 -- Generated from pipelines/mqcap/parsers/smf/structures.py by mqcap.parsers.smf.staging.
 -- Getmain statistics (SMF 115.6).
+-- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
-    select * from {{ source('smf', 'smf_qsgm') }}
+    {{ first_copy(source('smf', 'smf_qsgm'), when='record_time_local is not null') }}
 )
 
 select

@@ -1,7 +1,8 @@
 -- Generated from pipelines/mqcap/parsers/smf/structures.py by mqcap.parsers.smf.staging.
 -- Storage manager statistics per interval (SMF 115.1).
+-- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
-    select * from {{ source('smf', 'smf_qsst') }}
+    {{ first_copy(source('smf', 'smf_qsst'), when='record_time_local is not null') }}
 )
 
 select

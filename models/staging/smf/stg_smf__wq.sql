@@ -1,7 +1,8 @@
 -- Generated from pipelines/mqcap/parsers/smf/structures.py by mqcap.parsers.smf.staging.
 -- Queue accounting (class 3): one row per queue per task per accounting record (SMF 116.1/2).
+-- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
-    select * from {{ source('smf', 'smf_wq') }}
+    {{ first_copy(source('smf', 'smf_wq'), when='record_time_local is not null') }}
 )
 
 select

@@ -1,7 +1,8 @@
 -- Generated from pipelines/mqcap/parsers/smf/structures.py by mqcap.parsers.smf.staging.
 -- Task accounting (class 3): one row per task per accounting record (SMF 116.1).
+-- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
-    select * from {{ source('smf', 'smf_wtas') }}
+    {{ first_copy(source('smf', 'smf_wtas'), when='record_time_local is not null') }}
 )
 
 select

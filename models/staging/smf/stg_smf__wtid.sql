@@ -1,7 +1,8 @@
 -- Generated from pipelines/mqcap/parsers/smf/structures.py by mqcap.parsers.smf.staging.
 -- Task identification for class 3 accounting (SMF 116.1 and 116.2).
+-- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
-    select * from {{ source('smf', 'smf_wtid') }}
+    {{ first_copy(source('smf', 'smf_wtid'), when='record_time_local is not null') }}
 )
 
 select

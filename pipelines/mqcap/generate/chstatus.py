@@ -6,7 +6,8 @@ channel back (XBATCHSZ), with counters growing through the run.
 
 Scenario behaviour (``chstatus`` of a group, ``default`` plus ``rules``): ``every_s`` (snapshot
 period), ``nettime_us``, ``xqtime_us``, ``xbatchsz``: ``[low, high]`` ranges the short-term
-indicator is drawn from; the long-term indicator is its running mean.
+indicator is drawn from; the long-term indicator is its running mean; ``xqtime_growth`` (default
+1) multiplies XQTIME linearly up to that factor at the last snapshot (a growing backlog).
 
 Example:
     write_chstatus(plan, folder)  # -> folder / "chstatus.txt"
@@ -82,7 +83,12 @@ def write_chstatus(plan: RunPlan, folder: Path) -> list[Path]:
             msgs = int(done)
             short = {
                 "NETTIME": _span(rng, spec.get("nettime_us", [300, 900])),
-                "XQTIME": _span(rng, spec.get("xqtime_us", [50, 400])),
+                # xqtime_growth: a backlog building on the transmission queue makes XQTIME
+                # grow steadily, to growth x its range by the last snapshot.
+                "XQTIME": round(
+                    _span(rng, spec.get("xqtime_us", [50, 400]))
+                    * (1 + (float(spec.get("xqtime_growth", 1)) - 1) * n / max(1, count - 1))
+                ),
                 "XBATCHSZ": _span(rng, spec.get("xbatchsz", [1, 2])),
             }
             for k, v in short.items():

@@ -38,13 +38,17 @@ def write_manifest(plan: RunPlan, folder: Path) -> list[Path]:
         f"run: {plan.run_id}",
         f"description: {_q(plan.description)}",
         f"configuration: {_q(plan.configuration)}",
-        "interval:",
-        f"  start: {_iso(plan.start)}",
-        f"  end: {_iso(plan.end)}",
-        f"system: {plan.system}",
-        f"qmgr: {plan.qmgr}",
-        "workload:",
     ]
+    if plan.with_interval:
+        lines += ["interval:", f"  start: {_iso(plan.start)}", f"  end: {_iso(plan.end)}"]
+    if plan.platform:
+        lines.append(f"platform: {plan.platform}")
+    if plan.platform in (None, "zos"):
+        lines.append(f"system: {plan.system}")
+    for key in ("host", "hardware_model", "scenario"):
+        if getattr(plan, key):
+            lines.append(f"{key}: {_q(getattr(plan, key))}")
+    lines += [f"qmgr: {plan.qmgr}", "workload:"]
     for key, value in plan.workload.items():
         lines.append(f"  {key}: {value}")
     if plan.labels:
@@ -55,8 +59,9 @@ def write_manifest(plan: RunPlan, folder: Path) -> list[Path]:
     lines.append(f"transactions: {plan.transactions}")
     if plan.channels:
         lines.append(f"channels: {plan.channels}")
-    lines.append("jobs:")
-    lines += [f"  {job}: {role}" for job, role in plan.jobs.items()]
+    if plan.jobs:
+        lines.append("jobs:")
+        lines += [f"  {job}: {role}" for job, role in plan.jobs.items()]
     path = folder / "run.yaml"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return [path]

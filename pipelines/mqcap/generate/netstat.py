@@ -1,5 +1,5 @@
 """Writer of z/OS ``NETSTAT ALL (CLIENT chin)`` poll series in the Communications Server V2R2+
-layout (FORMATS.md section 4, ``parsers/netstat.py``): per poll a ``date -u`` line, the report
+layout (docs/formats.md section 4, ``parsers/netstat.py``): per poll a ``date -u`` line, the report
 header with the time, one block per channel-initiator connection (the sender channel's outbound
 socket and the receiver channel's inbound one), then ``READY``.
 

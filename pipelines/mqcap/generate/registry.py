@@ -29,6 +29,5 @@ WRITERS: tuple[tuple[str, Writer], ...] = (
     ("rmf_crypto", write_crypto),
     ("chstatus", write_chstatus),
     ("netstat", write_netstat),
-    # Writes nothing when mqcap.parsers.smf.encode cannot be imported (see smf.AVAILABLE).
     ("smf_mq", write_smf),
 )

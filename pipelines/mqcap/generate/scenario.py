@@ -72,6 +72,16 @@ class RunPlan:
     crypto: dict[str, Any] | None = None
     smf: bool = False
     notes: list[str] = field(default_factory=list)
+    # Distributed / appliance studies (generate/sweep.py): where the run was measured, how the
+    # driver wrote its results ("csv" results.csv, "cph" mq-cph output) and whether the
+    # manifest gives an interval (mq-cph and cphtestp carry none).
+    platform: str | None = None
+    host: str | None = None
+    hardware_model: str | None = None
+    scenario: str | None = None
+    driver: str = "csv"
+    with_interval: bool = True
+    xqtime_growth: float = 1.0
 
     @property
     def end(self) -> datetime:
@@ -212,6 +222,11 @@ def expand(doc: dict, *, seed: int | None = None, scale: float = 1.0) -> Iterato
     Example:
         for plan in expand(doc, seed=1, scale=2.0): ...
     """
+    if "thread_sweep" in doc:
+        from mqcap.generate.sweep import expand_sweep  # a sweep study has its own expansion
+
+        yield from expand_sweep(doc, seed=seed, scale=scale)
+        return
     _check(doc)
     if scale <= 0:
         raise ScenarioError("scale must be positive")
@@ -375,6 +390,7 @@ def _plan(ctx: _Study, slot: _Slot, start: datetime) -> RunPlan:
         crypto=_crypto(group.get("crypto"), ckey, idx, npoints, gname),
         smf=bool(group.get("smf", False)),
         notes=notes,
+        platform=doc.get("platform"),
     )
 
 

@@ -1,7 +1,7 @@
 """Writer of a small binary MQ SMF dump per run: 116/10 channel accounting (QCST, one per channel)
 and 115/231 channel initiator statistics (QCCT plus dispatcher, adapter and SSL task blocks),
 one record of each per scenario RMF interval (not multiplied by ``scale``), with RDWs. The records come from the SMF engineer's encoder
-(``mqcap.parsers.smf.encode``), the inverse of the decoder, so they are exactly what the
+(``mqcap.synth.smf_mq``), the inverse of the decoder, so they are exactly what the
 ``smf_mq`` parser reads.
 
 Channel figures follow the channel-status behaviour (NETTIME range, batch size); task CPU shares
@@ -18,13 +18,7 @@ from pathlib import Path
 
 from mqcap.generate._fmt import run_rng
 from mqcap.generate.scenario import RunPlan
-
-try:
-    from mqcap.parsers.smf.encode import Ident, record_115_231, record_116_10, write_dump
-except ImportError:  # the encoder is another engineer's module: without it, no SMF is written
-    Ident = None
-
-AVAILABLE = Ident is not None
+from mqcap.synth.smf_mq import Ident, record_115_231, record_116_10, write_dump
 
 
 def _chin_job(plan: RunPlan) -> str | None:
@@ -111,7 +105,7 @@ def write_smf(plan: RunPlan, folder: Path) -> list[Path]:
         write_smf(plan, Path("out/attls/ssl-chacha-1m"))
     """
     chin = _chin_job(plan)
-    if not (AVAILABLE and plan.smf and chin):
+    if not (plan.smf and chin):
         return []
     rng = run_rng(plan, "smf")
     records = []

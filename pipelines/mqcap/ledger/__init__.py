@@ -1,9 +1,22 @@
-"""The ledgers that own pipeline state: every step's completion per study (``steps``).
+"""The pipeline's own state, held transactionally in the warehouse (``meta``).
+
+``files``: every raw file's state (loaded, set aside, replaced, deleted) and attribution.
+``steps``: every step's completion per study (checks, build, reports) and its inputs.
 
 Example:
     from mqcap.ledger import pipeline_state
 """
 
+from mqcap.ledger.files import FileLedger, tables_changed_since, unattributed
 from mqcap.ledger.steps import STEPS, PipelineState, ensure_steps, pipeline_state, record_step
 
-__all__ = ["STEPS", "PipelineState", "ensure_steps", "pipeline_state", "record_step"]
+__all__ = [
+    "STEPS",
+    "FileLedger",
+    "PipelineState",
+    "ensure_steps",
+    "pipeline_state",
+    "record_step",
+    "tables_changed_since",
+    "unattributed",
+]

@@ -475,11 +475,10 @@ def pipeline_state(
                 "where table_schema = 'meta' and table_name = 'ingest_ledger'"
             ).fetchall()
         }
-        if "unattributed" in cols:  # recorded by ingest (trust-files)
-            unattributed = con.execute(
-                f"""select path, unattributed from {LEDGER}
-                    where status = 'loaded' and unattributed is not null order by path"""
-            ).fetchall()
+        if "attribution" in cols:  # an older warehouse has no attribution yet
+            from mqcap.ledger.files import unattributed as unattributed_files
+
+            unattributed = unattributed_files(con)
     rows: dict[tuple[str, str, str], list[StepRow]] = {}
     if _table_exists(con, "meta", "pipeline_step"):
         raw = con.execute(f"select * from {STEPS} order by event_id desc").fetchall()

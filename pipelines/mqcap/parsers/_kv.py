@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator
 from datetime import date, datetime, time
 
-from mqcap.parsers.base import ParseContext
+from mqcap.parsers.base import MAX_LINE_BYTES, UTF8_BOM, ParseContext, open_input
 
 CHUNK_BYTES = 4 * 1024 * 1024
 
@@ -61,21 +61,28 @@ def iter_line_chunks(
     lineno = 1
     done = 0
     rest = b""
-    with open(ctx.path, "rb") as fh:
+    first = True
+    with open_input(ctx.path, ctx.source_file) as fh:
         while True:
             block = fh.read(chunk_bytes)
+            if first:
+                first = False
+                block = block.removeprefix(UTF8_BOM)
             data = rest + block
             if not block:
                 rest = b""
             else:
                 cut = data.rfind(b"\n") + 1
-                if cut == 0 and len(data) < 64 * chunk_bytes:
+                if cut == 0:
+                    if len(data) > MAX_LINE_BYTES:
+                        raise ctx.error(
+                            f"line longer than {MAX_LINE_BYTES} bytes (no line end): not a "
+                            "text capture or report",
+                            line=lineno,
+                        )
                     rest = data
                     continue
-                if cut:
-                    data, rest = data[:cut], data[cut:]
-                else:
-                    rest = b""
+                data, rest = data[:cut], data[cut:]
             if not data:
                 break
             nul = data.find(b"\x00")

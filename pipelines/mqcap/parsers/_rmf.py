@@ -1,4 +1,4 @@
-"""Shared pieces of the RMF Postprocessor text-report parsers (FORMATS.md section 5).
+"""Shared pieces of the RMF Postprocessor text-report parsers (docs/formats.md section 5).
 
 Not a parser (no ``PARSER``): page titles, carriage control and the interval header that every
 Postprocessor report page repeats::
@@ -9,11 +9,11 @@ Postprocessor report page repeats::
 
 A report printed to SYSOUT keeps the ASA carriage-control column (``1`` new page, ``0``/``-``
 extra spacing, `` `` single space, ``+`` overprint); a report copied from a PDF or a browser has
-none and may have lost the leading blanks of its rows. :class:`ReportLines` hides the difference.
+none and may have lost the leading blanks of its rows. :class:`ReportPages` hides the difference
+and keeps the page/header state (which report, which interval) for the report parsers.
 
 Example:
-    for lineno, text in ReportLines(ctx):
-        title = page_title(text)
+    for event, lineno, text in ReportPages(ctx, WORKLOAD_TITLE): ...
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from mqcap.parsers.base import ParseContext, read_text_lines
 # Spaced-out page titles: "C R Y P T O  H A R D W A R E  A C T I V I T Y", "C P U  A C T I V I T Y".
 _SPACED_TITLE = re.compile(r"[A-Z0-9/](?: {1,4}[A-Z0-9/]){3,}")
 _PAGE = re.compile(r"\s*PAGE\s+\d+\s*$")
+_PAGE_ONLY = re.compile(r"PAGE\s+\d+")
 CRYPTO_TITLE = "CRYPTO HARDWARE ACTIVITY"
 WORKLOAD_TITLE = "WORKLOAD ACTIVITY"
 CC_CHARS = "10-+ "
@@ -66,42 +67,6 @@ def head_titles(head: bytes) -> list[str]:
     return found
 
 
-class ReportLines:
-    """(line number, text) of a report with the carriage-control column removed when present.
-
-    Carriage control is recognised on the first page-title line: ``1`` in column 1. ``+``
-    (overprint) lines only re-print the line above for emphasis and are dropped. Lines starting
-    ``#`` plus a blank are comments added by whoever captured the report; they are counted as
-    unknown lines.
-    """
-
-    def __init__(self, ctx: ParseContext) -> None:
-        self.ctx = ctx
-        self.carriage_control: bool | None = None
-
-    def __iter__(self) -> Iterator[tuple[int, str]]:
-        ctx = self.ctx
-        for lineno, raw in read_text_lines(ctx, encoding="latin-1"):
-            if raw.startswith("#") and not raw[1:2].isalnum():
-                # "# DERIVED TEXT ..." notes, not "#SWAPS 2828" (a WORKLOAD ACTIVITY row).
-                ctx.unknown("comment line")
-                continue
-            text = raw.rstrip()
-            if self.carriage_control is None:
-                if text[:1] == "1" and page_title(text[1:]):
-                    self.carriage_control = True
-                elif page_title(text):
-                    self.carriage_control = False
-            if self.carriage_control and text:
-                cc = text[0]
-                if cc == "+":
-                    ctx.skip("overprint line")
-                    continue
-                if cc in CC_CHARS:
-                    text = " " + text[1:]
-            yield lineno, text
-
-
 @dataclass(frozen=True)
 class Interval:
     """The identity every page header repeats: which system, which interval."""
@@ -118,6 +83,101 @@ class Interval:
     @property
     def key(self) -> tuple:
         return (self.system_id, self.sysplex, self.date, self.time, self.interval_text)
+
+
+# What ReportPages yields for each line of the wanted report.
+TITLE = "title"  # a page title (of this report or another one): the text is the title
+PAGE = "page"  # the first page-header line started a new identity (``pages.interval``)
+HEADER = "header"  # a page-header line completed the identity (``pages.interval``)
+BLANK = "blank"
+LINE = "line"  # any other line of the wanted report
+
+
+class ReportPages:
+    """The page/header state machine every RMF Postprocessor report shares.
+
+    Iterating yields ``(event, line number, text)``: the carriage-control column removed when
+    present (recognised on the first page-title line: ``1`` in column 1; ``+`` overprint lines
+    only re-print the line above and are dropped), ``#`` comment lines counted as unknown, lines
+    of other reports and before the first title skipped, page numbers dropped, and the page
+    header read into :attr:`interval`. Titles found are counted in :attr:`reports` (this
+    report) and :attr:`other_titles`.
+
+    Example:
+        pages = ReportPages(ctx, CRYPTO_TITLE)
+        for event, lineno, text in pages:
+            if event == LINE: ...
+    """
+
+    def __init__(self, ctx: ParseContext, title: str) -> None:
+        self.ctx = ctx
+        self.title = title
+        self.interval = Interval()
+        self.reports = 0
+        self.other_titles: set[str] = set()
+        self.carriage_control: bool | None = None
+
+    def __iter__(self) -> Iterator[tuple[str, int, str]]:
+        # One loop, one generator, names bound locally: this runs once per line of reports of
+        # millions of lines.
+        ctx, wanted, title_of, header_of = self.ctx, self.title, page_title, header_fields
+        in_report = False
+        cc_on = self.carriage_control
+        for lineno, raw in read_text_lines(ctx, encoding="latin-1"):
+            if raw[:1] == "#" and not raw[1:2].isalnum():
+                # "# DERIVED TEXT ..." notes, not "#SWAPS 2828" (a WORKLOAD ACTIVITY row).
+                ctx.unknown("comment line")
+                continue
+            text = raw.rstrip()
+            if cc_on is None and text:
+                if text[:1] == "1" and title_of(text[1:]):
+                    cc_on = self.carriage_control = True
+                elif title_of(text):
+                    cc_on = self.carriage_control = False
+            if cc_on and text:
+                cc = text[0]
+                if cc == "+":
+                    ctx.skip("overprint line")
+                    continue
+                if cc in CC_CHARS:
+                    text = " " + text[1:]
+            stripped = text.lstrip()
+            if not stripped:
+                if in_report:
+                    yield BLANK, lineno, text
+                continue
+            title = title_of(text)
+            if title:
+                in_report = title == wanted
+                if in_report:
+                    self.reports += 1
+                else:
+                    self.other_titles.add(title)
+                yield TITLE, lineno, title
+                continue
+            if not in_report:
+                ctx.skip(
+                    "line of another RMF report" if self.other_titles else "line before the report"
+                )
+                continue
+            if "z/OS" in text and ("SYSTEM ID" in text or "SYSPLEX" in text or "DATE" in text):
+                # The first header line of a page starts a new identity.
+                new = header_of(text, Interval(header_line=lineno))
+                if new is not None:
+                    self.interval = new
+                    yield PAGE, lineno, text
+                    continue
+            if (new := header_of(text, self.interval)) is not None:
+                self.interval = new
+                yield HEADER, lineno, text
+                continue
+            if stripped[:4] == "PAGE" and _PAGE_ONLY.fullmatch(stripped):
+                continue
+            yield LINE, lineno, text
+
+    def found(self, default: str) -> str:
+        """The other reports' titles seen, for the message when this report was not found."""
+        return ", ".join(sorted(self.other_titles)) or default
 
 
 _ZOS = re.compile(r"z/OS\s+(V\d+R\d+)")

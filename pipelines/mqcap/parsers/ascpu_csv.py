@@ -1,10 +1,10 @@
-"""Address-space CPU per interval as CSV (FORMATS.md section 6).
+"""Address-space CPU per interval as CSV (docs/formats.md section 6).
 
 Any SMF tool can export SMF 30 interval records like this; later the SMF 30 decoder and the RMF
 WORKLOAD ACTIVITY report feed the same concept, so every row says where its CPU came from
 (``cpu_source`` = ``csv``). Header names are case-insensitive; required ``interval_start``,
 ``interval_end``, ``system``, ``jobname``, ``cpu_seconds``; optional ``srb_seconds``,
-``ziip_seconds``; other columns are kept in ``extra`` as ``name=value``. Timestamps are ISO
+``ziip_seconds``; other columns are kept in ``extra`` as a JSON object. Timestamps are ISO
 (``2024-03-01T10:00:00`` or with a blank), as printed, no time zone.
 
 Example::
@@ -20,19 +20,20 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from mqcap.parsers.base import (
-    TEXT_LINEAGE,
+    TEXT_OR_BINARY_LINEAGE,
     Batch,
     ParseContext,
     Parser,
     Table,
     csv_records,
+    extra_json,
     iso_timestamp,
 )
 
 TABLE = Table(
     "ascpu_interval",
     {
-        **TEXT_LINEAGE,
+        **TEXT_OR_BINARY_LINEAGE,
         "interval_start": "TIMESTAMP",
         "interval_end": "TIMESTAMP",
         "system_id": "VARCHAR",
@@ -44,6 +45,17 @@ TABLE = Table(
         "extra": "VARCHAR",
     },
     "One row per interval and address space (job name) with its CPU seconds.",
+    # extra is left out: rows from SMF 30 start it with the record's position in the dump.
+    identity=(
+        "interval_start",
+        "interval_end",
+        "system_id",
+        "jobname",
+        "cpu_s",
+        "srb_s",
+        "ziip_s",
+        "cpu_source",
+    ),
 )
 
 REQUIRED = ("interval_start", "interval_end", "system", "jobname", "cpu_seconds")
@@ -106,8 +118,9 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
             if not value >= 0 or value == float("inf"):
                 raise ctx.error(f"column {col}: {text!r} is not a CPU time", line=lineno)
             row[target] = value
-        extra = [f"{k}={v}" for k, v in rec.items() if k not in REQUIRED and k not in NUMBERS]
-        row["extra"] = ";".join(extra) or None
+        row["extra"] = extra_json(
+            {k: v for k, v in rec.items() if k not in REQUIRED and k not in NUMBERS}
+        )
         rows.append(row)
         if len(rows) >= BATCH_ROWS:
             yield TABLE.name, rows

@@ -20,6 +20,9 @@ one file in one transaction, so a failure part-way leaves nothing of that file b
 from __future__ import annotations
 
 import csv
+import gzip
+import json
+import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -31,9 +34,23 @@ import polars as pl
 
 from mqcap.errors import InputError
 
+GZIP_MAGIC = b"\x1f\x8b"
+UTF8_BOM = b"\xef\xbb\xbf"
+# No line of a real capture or report comes near this; a longer one is refused before it is
+# held in memory (a 2 GB file without a line end costs at most this much).
+MAX_LINE_BYTES = 16 << 20
+
 # Lineage columns a parser may set, per family of formats.
 TEXT_LINEAGE = {"source_file": "VARCHAR", "source_line": "BIGINT"}
-BINARY_LINEAGE = {"source_file": "VARCHAR", "source_offset": "BIGINT", "source_record": "BIGINT"}
+BINARY_LINEAGE = {
+    "source_file": "VARCHAR",
+    "source_offset": "BIGINT",  # byte offset of the record (its RDW) in the (decompressed) file
+    "source_record": "BIGINT",  # record number in the file, from 1
+    "source_item": "BIGINT",  # the row's number among the rows of its record, from 1
+}
+# A table fed by a text format and by binary records (RMF reports and SMF 70/72, the CPU CSV
+# and SMF 30): a row has source_line, or source_offset + source_record + source_item.
+TEXT_OR_BINARY_LINEAGE = {**TEXT_LINEAGE, **BINARY_LINEAGE}
 
 _POLARS_TYPES: dict[str, Any] = {
     "VARCHAR": pl.Utf8,
@@ -71,6 +88,10 @@ class Table:
     name: str
     columns: dict[str, str]
     description: str = ""
+    # Rows that name their own record (time + system / queue manager): True = every column but
+    # lineage, a tuple = these columns. A row equal to one of an earlier-loaded file is a
+    # second copy of the same record and does not count (mqcap.duplicates, macros/first_copy).
+    identity: bool | tuple[str, ...] = False
 
     def polars_schema(self) -> dict[str, Any]:
         return {c: polars_type(t) for c, t in self.columns.items()}
@@ -155,6 +176,37 @@ def csv_cells(ctx: ParseContext, line: str, lineno: int) -> list[str]:
         raise ctx.error(f"not a valid CSV line: {exc}", line=lineno) from None
 
 
+def csv_rows(ctx: ParseContext, *, encoding: str = "utf-8") -> Iterator[tuple[int, str, list[str]]]:
+    """(first line number, first line's text, fields) of each record of a CSV file.
+
+    The file is read by one ``csv.reader`` (a quoted field may hold line ends: its record is
+    numbered by the line it starts on), over :func:`read_text_lines` (encoding, NUL bytes and
+    the line cap checked per line); a record the csv module refuses names the line it reached.
+
+    Example:
+        for lineno, text, fields in csv_rows(ctx): ...
+    """
+    at: list = [0, None]  # the line being read; (line number, text) of the record's first line
+
+    def lines() -> Iterator[str]:
+        for lineno, line in read_text_lines(ctx, encoding=encoding):
+            at[0] = lineno
+            if at[1] is None:
+                at[1] = (lineno, line)
+            yield line + "\n"
+
+    reader = csv.reader(lines())
+    while True:
+        try:
+            fields = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise ctx.error(f"not a valid CSV line: {exc}", line=at[0]) from None
+        (lineno, text), at[1] = at[1], None
+        yield lineno, text, fields
+
+
 def csv_records(
     ctx: ParseContext,
     *,
@@ -171,10 +223,9 @@ def csv_records(
         for lineno, rec in csv_records(ctx, required=("rate_per_s",), what="results CSV"): ...
     """
     header: list[str] | None = None
-    for lineno, line in read_text_lines(ctx, encoding="utf-8-sig"):
-        if not line.strip() or line.lstrip().startswith("#"):
+    for lineno, first_line, fields in csv_rows(ctx, encoding="utf-8-sig"):
+        if not first_line.strip() or first_line.lstrip().startswith("#"):
             continue
-        fields = csv_cells(ctx, line, lineno)
         if header is None:
             header = [canonical(c) for c in fields]
             missing = [r for r in required if r not in header]
@@ -186,6 +237,20 @@ def csv_records(
         yield lineno, dict(zip(header, fields, strict=True))
     if header is None:
         raise ctx.error(f"empty {what} (no header)", line=1)
+
+
+def extra_json(values: dict[str, Any]) -> str | None:
+    """The columns a table has no place for, as a JSON object (NULL values left out), or None.
+
+    JSON, not ``k=v;`` text: a value may hold ``;``, ``=`` or quotes. Read it in SQL with
+    DuckDB's JSON functions (``extra ->> '$.step'``).
+
+    Example:
+        >>> extra_json({"comment": "a;b=c", "step": None, "n": 3})
+        '{"comment": "a;b=c", "n": 3}'
+    """
+    kept = {k: v for k, v in values.items() if v is not None}
+    return json.dumps(kept, ensure_ascii=False) if kept else None
 
 
 def iso_timestamp(ctx: ParseContext, lineno: int, col: str, text: str) -> datetime | None:
@@ -205,15 +270,98 @@ def iso_timestamp(ctx: ParseContext, lineno: int, col: str, text: str) -> dateti
         ) from None
 
 
+class _Gunzip(gzip.GzipFile):
+    """A gzip stream whose damage is bad input naming the file and the decompressed offset."""
+
+    def __init__(self, path: Path, source_file: str) -> None:
+        super().__init__(filename=str(path), mode="rb")
+        self.source_file = source_file
+
+    def _damaged(self, exc: Exception) -> InputError:
+        return InputError(
+            f"damaged gzip data ({type(exc).__name__}: {exc})",
+            file=self.source_file,
+            offset=self.tell(),
+        )
+
+    def read(self, size: int = -1) -> bytes:
+        try:
+            return super().read(size)
+        except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+            raise self._damaged(exc) from None
+
+    def read1(self, size: int = -1) -> bytes:
+        try:
+            return super().read1(size)
+        except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+            raise self._damaged(exc) from None
+
+    def readline(self, size: int | None = -1) -> bytes:
+        try:
+            return super().readline(size)
+        except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+            raise self._damaged(exc) from None
+
+
+def is_gzip(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        return fh.read(2) == GZIP_MAGIC
+
+
+def open_input(path: Path, source_file: str | None = None) -> Any:
+    """The file's content as a binary stream: gzip files (by their magic bytes) are decompressed
+    transparently, so positions (lines, byte offsets) refer to the decompressed content.
+
+    Example:
+        with open_input(ctx.path, ctx.source_file) as fh: head = fh.read(4)
+    """
+    if is_gzip(path):
+        return _Gunzip(path, source_file or path.name)
+    return open(path, "rb")
+
+
+def read_head(path: Path, n: int) -> bytes:
+    """The first ``n`` bytes of the (decompressed) content, a UTF-8 BOM removed.
+
+    Example:
+        head = read_head(path, 65536)
+    """
+    parts: list[bytes] = []
+    with open_input(path) as fh:
+        try:  # in pieces: a damaged gzip file still shows what comes before the damage
+            while n > 0 and (piece := fh.read1(min(n, 4096))):
+                parts.append(piece)
+                n -= len(piece)
+        except InputError:
+            pass
+    return b"".join(parts).removeprefix(UTF8_BOM)
+
+
 def read_text_lines(ctx: ParseContext, *, encoding: str = "utf-8") -> Iterator[tuple[int, str]]:
     """(line number from 1, line without newline) of a text file; bad encoding names the line.
+
+    A UTF-8 byte-order mark at the top is dropped whatever the encoding (Windows editors add
+    one); a line longer than ``MAX_LINE_BYTES`` is refused before it is read whole.
 
     Example:
         for lineno, line in read_text_lines(ctx): ...
     """
     done = 0
-    with open(ctx.path, "rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
+    with open_input(ctx.path, ctx.source_file) as fh:
+        lineno = 0
+        while True:
+            raw = fh.readline(MAX_LINE_BYTES + 1)
+            if not raw:
+                break
+            lineno += 1
+            if len(raw) > MAX_LINE_BYTES:
+                raise ctx.error(
+                    f"line longer than {MAX_LINE_BYTES} bytes (no line end): not a text "
+                    "capture or report",
+                    line=lineno,
+                )
+            if lineno == 1:
+                raw = raw.removeprefix(UTF8_BOM)
             done += len(raw)
             if b"\x00" in raw:
                 raise ctx.error("binary data (NUL byte) in a text file", line=lineno)

@@ -1,4 +1,4 @@
-"""``DISPLAY CHSTATUS`` captures (FORMATS.md section 3), distributed ``runmqsc`` and z/OS, as
+"""``DISPLAY CHSTATUS`` captures (docs/formats.md section 3), distributed ``runmqsc`` and z/OS, as
 repeated timestamped snapshots. Every ``KEY(value)`` is kept in long form.
 
 Landing tables:
@@ -62,6 +62,7 @@ ATTR = Table(
         "value": "VARCHAR",
     },
     "One row per KEY(value) (or stand-alone KEY) of a DISPLAY CHSTATUS block, value as printed.",
+    identity=("snapshot_time", "channel"),  # per block, with its whole content (duplicates.py)
 )
 SNAPSHOT = Table(
     "chstatus_snapshot",
@@ -77,6 +78,7 @@ SNAPSHOT = Table(
         "expected_count": "BIGINT",
     },
     "One row per DISPLAY CHSTATUS snapshot (one run of the command) in a capture.",
+    identity=("snapshot_time", "snapshot_clock", "qmgr", "form", "channel_count", "expected_count"),
 )
 
 # KEY(value), value with at most one level of nested parentheses, led by blanks or line start.

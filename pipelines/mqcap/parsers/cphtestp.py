@@ -1,4 +1,4 @@
-"""cphtestp results CSV (FORMATS.md section 7).
+"""cphtestp results CSV (docs/formats.md section 7).
 
 IBM's cphtestp container (github ibm-messaging/cphtestp, cphTest.sh and README) runs mq-cph
 requester/responder tests at several thread counts and message sizes and, with
@@ -23,7 +23,15 @@ import re
 from collections.abc import Iterator
 from datetime import datetime
 
-from mqcap.parsers.base import TEXT_LINEAGE, Batch, ParseContext, Parser, Table, read_text_lines
+from mqcap.parsers.base import (
+    TEXT_LINEAGE,
+    Batch,
+    ParseContext,
+    Parser,
+    Table,
+    extra_json,
+    read_text_lines,
+)
 
 TABLE = Table(
     "driver_cphtestp",
@@ -109,7 +117,7 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
                 f"cphtestp row has {len(fields)} fields, header has {len(header)}", line=lineno
             )
         row: dict = {"source_file": ctx.source_file, "source_line": lineno, "run_started": started}
-        extra = []
+        extra = {}
         for col, value in zip(header, fields, strict=True):
             if col == "persistence":
                 row[col] = value or None
@@ -126,8 +134,8 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
                 else:
                     row[col] = float(value)
             else:
-                extra.append(f"{col}={value}")
-        row["extra"] = ";".join(extra) or None
+                extra[col] = value
+        row["extra"] = extra_json(extra)
         rows.append(row)
     if not rows:
         raise ctx.error("no cphtestp result rows (header '# ... Msg Size, Threads, Rate')", line=1)

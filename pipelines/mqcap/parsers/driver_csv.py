@@ -1,9 +1,11 @@
-"""Generic load-driver results CSV (FORMATS.md section 7): one row per run.
+"""Generic load-driver results CSV (docs/formats.md section 7): one row per run.
 
-Header names are case-insensitive; required: ``rate_per_s`` and ``round_trip_us``. Optional:
+Header names are case-insensitive; required: ``rate_per_s`` and ``round_trip_us``, or, for
+streaming at a target rate (no round trips), ``rate_per_s`` and ``target_rate_per_s``: a row
+may then leave ``round_trip_us`` out or empty when it gives its target rate. Optional:
 ``study`` and ``run_id`` (default: the run folder's manifest), ``target_rate_per_s``, ``threads``,
 ``message_bytes``, ``transactions``, ``interval_start``, ``interval_end``. Unknown columns are
-kept in ``extra`` as ``name=value`` pairs so nothing is lost.
+kept in ``extra`` as a JSON object so nothing is lost.
 
 Example file::
 
@@ -13,6 +15,7 @@ Example file::
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Iterator
 
 from mqcap.parsers.base import (
@@ -22,6 +25,7 @@ from mqcap.parsers.base import (
     Parser,
     Table,
     csv_records,
+    extra_json,
     iso_timestamp,
 )
 
@@ -54,6 +58,8 @@ ALIASES = {
     "msg_bytes": "message_bytes",
 }
 REQUIRED = ("rate_per_s", "round_trip_us")
+# Streaming at a target rate measures no round trip: the target stands in for it.
+STREAMING = ("rate_per_s", "target_rate_per_s")
 FLOATS = ("rate_per_s", "round_trip_us", "target_rate_per_s")
 INTS = ("threads", "message_bytes", "transactions")
 TIMES = ("interval_start", "interval_end")
@@ -69,8 +75,11 @@ def sniff(head: bytes, name: str) -> bool:
         first = head.decode("utf-8").lstrip("\ufeff").splitlines()[0]
     except (UnicodeDecodeError, IndexError):
         return False
-    cols = {_canonical(c) for c in first.split(",")}
-    return all(r in cols for r in REQUIRED)
+    try:
+        cols = {_canonical(c) for c in next(csv.reader([first]), [])}
+    except csv.Error:
+        return False
+    return all(r in cols for r in REQUIRED) or all(r in cols for r in STREAMING)
 
 
 def _number(ctx: ParseContext, lineno: int, col: str, text: str, kind: type) -> float | int | None:
@@ -91,10 +100,15 @@ def _number(ctx: ParseContext, lineno: int, col: str, text: str, kind: type) -> 
 def parse(ctx: ParseContext) -> Iterator[Batch]:
     rows: list[dict] = []
     for lineno, rec in csv_records(
-        ctx, required=REQUIRED, what="results CSV", canonical=_canonical
+        ctx, required=("rate_per_s",), what="results CSV", canonical=_canonical
     ):
+        if "round_trip_us" not in rec and "target_rate_per_s" not in rec:
+            raise ctx.error(
+                "the header lacks column round_trip_us (or target_rate_per_s for streaming)",
+                line=lineno,
+            )
         row: dict = {"source_file": ctx.source_file, "source_line": lineno}
-        extra = []
+        extra = {}
         for col, value in rec.items():
             if col in FLOATS:
                 row[col] = _number(ctx, lineno, col, value, float)
@@ -105,11 +119,15 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
             elif col in ("run_id", "study"):
                 row[col] = value.strip() or None
             else:
-                extra.append(f"{col}={value}")
-        for col in REQUIRED:
-            if row.get(col) is None:
-                raise ctx.error(f"column {col} is empty", line=lineno)
-        row["extra"] = ";".join(extra) or None
+                extra[col] = value
+        if row.get("rate_per_s") is None:
+            raise ctx.error("column rate_per_s is empty", line=lineno)
+        if row.get("round_trip_us") is None and row.get("target_rate_per_s") is None:
+            raise ctx.error(
+                "column round_trip_us is empty (a streaming row gives target_rate_per_s)",
+                line=lineno,
+            )
+        row["extra"] = extra_json(extra)
         rows.append(row)
     yield TABLE.name, rows
 

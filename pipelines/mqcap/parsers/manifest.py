@@ -1,4 +1,4 @@
-"""The run manifest (FORMATS.md section 8): ``run.yaml`` in each run folder.
+"""The run manifest (docs/formats.md section 8): ``run.yaml`` in each run folder.
 
 It says what a run measured: study, run id, interval, workload point, configuration labels,
 baseline run and which job names are which address space. Every error names the file, the line,
@@ -27,12 +27,16 @@ from typing import Any
 import yaml
 
 from mqcap.errors import InputError
-from mqcap.parsers.base import TEXT_LINEAGE, Batch, ParseContext, Parser, Table
+from mqcap.parsers.base import TEXT_LINEAGE, Batch, ParseContext, Parser, Table, open_input
 
 MANIFEST_NAMES = ("run.yaml", "run.yml")
+# A manifest is a page of YAML; these bounds keep a hostile one cheap to refuse.
+MAX_MANIFEST_BYTES = 64 << 10
+MAX_YAML_NODES = 10_000
 ROLES = ("MSTR", "CHIN", "TCPIP", "AMSM", "APP", "OTHER")
 WORKLOAD_TYPES = ("request_reply", "streaming", "put_get", "channel_start", "channel_stop", "other")
 PERSISTENCE = ("persistent", "nonpersistent")
+PLATFORMS = ("zos", "distributed", "appliance")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,79}$")
 
 TOP_FIELDS = {
@@ -42,6 +46,11 @@ TOP_FIELDS = {
     "configuration": "the configuration's display name",
     "interval": "a mapping with start and end timestamps",
     "system": "the z/OS system id (SMF SID), 1-4 characters",
+    "platform": "zos, distributed or appliance",
+    "host": "the host name of the measured system (distributed, appliance)",
+    "hardware_model": "the hardware model (e.g. an appliance model or a z/OS machine type)",
+    "scenario": "the test scenario (e.g. local or client bindings); a grouping dimension",
+    "series": "a driver series file (cphtestp CSV) of the study this run takes its row from",
     "qmgr": "the queue manager name",
     "workload": "a mapping: type, message_bytes, persistence, threads, target_rate_per_s, ...",
     "labels": "a mapping of configuration labels (protection, cipher, tls_version, key_bits...)",
@@ -71,6 +80,11 @@ RUN_TABLE = Table(
         "interval_end": "TIMESTAMP",
         "system_id": "VARCHAR",
         "qmgr": "VARCHAR",
+        "platform": "VARCHAR",
+        "host": "VARCHAR",
+        "hardware_model": "VARCHAR",
+        "scenario": "VARCHAR",
+        "series_file": "VARCHAR",
         "workload_type": "VARCHAR",
         "message_bytes": "BIGINT",
         "persistence": "VARCHAR",
@@ -192,13 +206,35 @@ def validate(doc: Any, ctx: ParseContext) -> dict:
         if not isinstance(value, str | int) or not NAME_RE.match(str(value)):
             check.fail(doc, key, key, TOP_FIELDS[key], value)
         out[key] = str(value)
-    for key in ("description", "configuration", "system", "qmgr", "baseline"):
+    for key in (
+        "description",
+        "configuration",
+        "system",
+        "qmgr",
+        "baseline",
+        "platform",
+        "host",
+        "hardware_model",
+        "scenario",
+        "series",
+    ):
         value = doc.get(key)
         if value is not None and not isinstance(value, str | int | float):
             check.fail(doc, key, key, "a text value", value)
         out[key] = None if value is None else str(value)
     if out["system"] is not None and not re.fullmatch(r"[A-Za-z0-9@#$]{1,4}", out["system"]):
         check.fail(doc, "system", "system", "a z/OS system id of 1-4 characters", out["system"])
+    if out["platform"] is not None:
+        out["platform"] = out["platform"].lower().replace("/", "")
+        if out["platform"] not in PLATFORMS:
+            check.fail(doc, "platform", "platform", TOP_FIELDS["platform"], doc.get("platform"))
+    elif out["system"] is not None:
+        out["platform"] = "zos"  # an SMF system id means z/OS
+    series = out["series"]
+    if series is not None and (
+        series.startswith("/") or ".." in series.split("/") or not series.strip()
+    ):
+        check.fail(doc, "series", "series", "a file path inside the study folder", series)
     if out["baseline"] is not None and not NAME_RE.match(out["baseline"]):
         check.fail(doc, "baseline", "baseline", TOP_FIELDS["baseline"], out["baseline"])
 
@@ -305,12 +341,19 @@ def validate(doc: Any, ctx: ParseContext) -> dict:
 
 def load(ctx: ParseContext) -> dict:
     """Read and validate one manifest file."""
+    with open_input(ctx.path, ctx.source_file) as fh:
+        data = fh.read(MAX_MANIFEST_BYTES + 1)
+    if len(data) > MAX_MANIFEST_BYTES:
+        raise ctx.error(
+            f"larger than {MAX_MANIFEST_BYTES} bytes: not a run manifest",
+            line=data.count(b"\n", 0, MAX_MANIFEST_BYTES) + 1,
+        )
     try:
-        text = ctx.path.read_bytes().decode("utf-8")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ctx.error(f"not UTF-8 text (byte offset {exc.start})", line=1) from None
     try:
-        doc = yaml.load(text, Loader=_LineLoader)  # SafeLoader subclass: no arbitrary objects
+        doc = _load_yaml(text, ctx)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 1 if mark is not None else 1
@@ -321,6 +364,64 @@ def load(ctx: ParseContext) -> dict:
         # nesting fail inside it, without a position.
         raise ctx.error(f"not valid YAML: {type(exc).__name__}: {exc}", line=1) from None
     return validate(doc, ctx)
+
+
+def _load_yaml(text: str, ctx: ParseContext) -> object:
+    """``yaml.load`` with the alias expansion checked between composing and constructing."""
+    loader = _LineLoader(text)  # SafeLoader subclass: no arbitrary objects
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_expansion(node, ctx)
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return node.value
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
+
+def _check_expansion(root: yaml.Node, ctx: ParseContext) -> None:
+    """Refuse YAML whose aliases expand to more than ``MAX_YAML_NODES`` values (or recurse).
+
+    PyYAML shares an aliased node instead of copying it, so a few hundred bytes of nested
+    aliases ("billion laughs") build a tiny graph that every later walk (validation, a
+    message quoting the value) expands to billions of values. Sizes are counted once per
+    distinct node, so this check costs as much as the file is long.
+    """
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+
+    def size(node: yaml.Node) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in open_nodes:
+            raise ctx.error("YAML alias refers to itself", line=node.start_mark.line + 1)
+        open_nodes.add(key)
+        total = 1 + sum(size(child) for child in _children(node))
+        open_nodes.discard(key)
+        sizes[key] = total
+        return total
+
+    if size(root) <= MAX_YAML_NODES:
+        return
+    node = root
+    while True:  # the smallest node that alone exceeds the limit: where the aliases pile up
+        bigger = [c for c in _children(node) if sizes[id(c)] > MAX_YAML_NODES]
+        if not bigger:
+            break
+        node = bigger[0]
+    raise ctx.error(
+        f"YAML aliases expand to {size(root):,} values (at most {MAX_YAML_NODES:,} in a manifest)",
+        line=node.start_mark.line + 1,
+    )
 
 
 def sniff(head: bytes, name: str) -> bool:
@@ -348,6 +449,11 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
                 "interval_end": m["interval_end"],
                 "system_id": m["system"],
                 "qmgr": m["qmgr"],
+                "platform": m["platform"],
+                "host": m["host"],
+                "hardware_model": m["hardware_model"],
+                "scenario": m["scenario"],
+                "series_file": m["series"],
                 "workload_type": m["workload_type"],
                 "message_bytes": m["message_bytes"],
                 "persistence": m["persistence"],

@@ -1,4 +1,4 @@
-"""IBM mq-cph (MQ C Performance Harness) console output (FORMATS.md section 7).
+"""IBM mq-cph (MQ C Performance Harness) console output (docs/formats.md section 7).
 
 What cph prints (github ibm-messaging/mq-cph, src/ControlThread.cpp): one statistics line per
 ``-ss`` seconds, ``rate=%.2f,threads=%u``, prefixed ``id=<-id>,`` when a process id is set and

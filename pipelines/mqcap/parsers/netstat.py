@@ -1,5 +1,5 @@
 """z/OS ``NETSTAT ALL`` (TSO ``NETSTAT ALL (CLIENT name)`` / z/OS UNIX ``netstat -A``) reports,
-one or many polls per file (FORMATS.md section 4).
+one or many polls per file (docs/formats.md section 4).
 
 Landing tables:
 
@@ -58,6 +58,15 @@ CONN = Table(
         "foreign_socket": "VARCHAR",
     },
     "One row per poll x connection block of a z/OS NETSTAT ALL report series.",
+    identity=(
+        "poll_ts",
+        "netstat_release",
+        "stack_name",
+        "client_name",
+        "client_id",
+        "local_socket",
+        "foreign_socket",
+    ),
 )
 PAIR = Table(
     "netstat_pair",

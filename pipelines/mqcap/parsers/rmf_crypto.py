@@ -1,4 +1,4 @@
-"""RMF Postprocessor CRYPTO HARDWARE ACTIVITY report, text (FORMATS.md section 5).
+"""RMF Postprocessor CRYPTO HARDWARE ACTIVITY report, text (docs/formats.md section 5).
 
 One landed row per interval, card and (where the layout has them) function and key size, per
 scope. Three real layouts are handled:
@@ -27,12 +27,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from mqcap.parsers import _rmf
-from mqcap.parsers.base import TEXT_LINEAGE, Batch, ParseContext, Parser, Table
+from mqcap.parsers.base import TEXT_OR_BINARY_LINEAGE, Batch, ParseContext, Parser, Table
 
 TABLE = Table(
     "rmf_crypto",
     {
-        **TEXT_LINEAGE,
+        **TEXT_OR_BINARY_LINEAGE,
         "system_id": "VARCHAR",
         "zos_level": "VARCHAR",
         "interval_start": "TIMESTAMP",
@@ -50,6 +50,7 @@ TABLE = Table(
     },
     "One row per RMF interval, crypto card, function (NULL = card total), key size and scope "
     "(TOTAL, or LPAR / CPC).",
+    identity=True,
 )
 
 BATCH_ROWS = 20000
@@ -317,11 +318,8 @@ def _data_row(
 def parse(ctx: ParseContext) -> Iterator[Batch]:
     rows: list[dict] = []
     iv = _rmf.Interval()
-    in_report = False
     section: Section | None = None
-    reports = 0
     derived: dict[tuple, dict] = {}
-    other_titles: set[str] = set()
     other_section: str | None = None
     lineno = 0
 
@@ -350,33 +348,14 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
             }
         return derived[key]
 
-    for lineno, text in _rmf.ReportLines(ctx):
-        if not text.strip():
-            continue
-        title = _rmf.page_title(text)
-        if title:
-            in_report = title == _rmf.CRYPTO_TITLE
-            if in_report:
-                reports += 1
-            else:
-                other_titles.add(title)
-            continue
-        if not in_report:
-            ctx.skip("line of another RMF report" if other_titles else "line before the report")
-            continue
-        if "z/OS" in text and ("SYSTEM ID" in text or "DATE" in text):
-            new = _rmf.header_fields(text, _rmf.Interval(header_line=lineno))
-            if new is not None:
-                iv = new
-                continue
-        if (new := _rmf.header_fields(text, iv)) is not None:
-            iv = new
-            if section is not None and section.interval_key != iv.key:
+    pages = _rmf.ReportPages(ctx, _rmf.CRYPTO_TITLE)
+    for event, lineno, text in pages:
+        if event is not _rmf.LINE:
+            iv = pages.interval
+            if event is _rmf.HEADER and section is not None and section.interval_key != iv.key:
                 close()
             continue
         stripped = text.strip()
-        if stripped.startswith("PAGE") and re.fullmatch(r"PAGE\s+\d+", stripped):
-            continue
         if m := _SECTION.match(text):
             close()
             if iv.date is None:
@@ -414,8 +393,8 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
             yield TABLE.name, rows
             rows = []
     close(at_eof=True)
-    if reports == 0:
-        what = ", ".join(sorted(other_titles)) or "no RMF report title"
+    if pages.reports == 0:
+        what = pages.found("no RMF report title")
         raise ctx.error(f"no CRYPTO HARDWARE ACTIVITY report in file (found: {what})", line=1)
     if rows:
         yield TABLE.name, rows

@@ -1,4 +1,4 @@
-"""RMF Postprocessor WORKLOAD ACTIVITY report (WLMGL), text (FORMATS.md section 5).
+"""RMF Postprocessor WORKLOAD ACTIVITY report (WLMGL), text (docs/formats.md section 5).
 
 One landed row per interval and service-class or report-class section (and period, when the
 section names one): the SERVICE TIME block (CPU, SRB, RCT, IIT, HST, AAP, IIP seconds in the
@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from mqcap.parsers import _rmf
-from mqcap.parsers.base import TEXT_LINEAGE, Batch, ParseContext, Parser, Table
+from mqcap.parsers.base import TEXT_OR_BINARY_LINEAGE, Batch, ParseContext, Parser, Table
 
 ST_KEYS = {"CPU": "cpu_s", "SRB": "srb_s", "RCT": "rct_s", "IIT": "iit_s", "HST": "hst_s",
            "AAP": "aap_s", "IIP": "iip_s"}  # fmt: skip
@@ -43,7 +43,7 @@ APPL_KEYS = {"CP": "appl_cp_pct", "AAPCP": "appl_aapcp_pct", "IIPCP": "appl_iipc
 TABLE = Table(
     "rmf_workload",
     {
-        **TEXT_LINEAGE,
+        **TEXT_OR_BINARY_LINEAGE,
         "sysplex": "VARCHAR",
         "zos_level": "VARCHAR",
         "interval_start": "TIMESTAMP",
@@ -60,6 +60,7 @@ TABLE = Table(
     },
     "One row per RMF interval and WLM service- or report-class section (and period): "
     "SERVICE TIME seconds and APPL %.",
+    identity=True,
 )
 
 BATCH_ROWS = 20000
@@ -138,11 +139,7 @@ def _block_row(ctx: ParseContext, section: Section, lineno: int, text: str) -> N
 def parse(ctx: ParseContext) -> Iterator[Batch]:
     rows: list[dict] = []
     iv = _rmf.Interval()
-    in_report = False
-    reports = 0
-    other_titles: set[str] = set()
     section: Section | None = None
-    lineno = 0
 
     def close(at_eof: bool = False) -> None:
         nonlocal section
@@ -163,38 +160,19 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
             )
         rows.append({**s.row, **s.values})
 
-    for lineno, text in _rmf.ReportLines(ctx):
+    pages = _rmf.ReportPages(ctx, _rmf.WORKLOAD_TITLE)
+    for event, lineno, text in pages:
+        if event is not _rmf.LINE:
+            iv = pages.interval
+            if event is _rmf.HEADER:
+                if section is not None and section.interval_key != iv.key:
+                    close()
+            elif event is _rmf.TITLE and text != _rmf.WORKLOAD_TITLE:
+                close()
+            elif event is not _rmf.PAGE and section is not None:
+                section.in_block = False  # a blank line or a new page ends a SERVICE TIME block
+            continue
         stripped = text.strip()
-        if not stripped:
-            if section is not None:
-                section.in_block = False
-            continue
-        title = _rmf.page_title(text)
-        if title:
-            if title != _rmf.WORKLOAD_TITLE:
-                close()
-                other_titles.add(title)
-            else:
-                reports += 1
-                if section is not None:
-                    section.in_block = False
-            in_report = title == _rmf.WORKLOAD_TITLE
-            continue
-        if not in_report:
-            ctx.skip("line of another RMF report" if other_titles else "line before the report")
-            continue
-        if "z/OS" in text and ("SYSPLEX" in text or "DATE" in text):
-            new = _rmf.header_fields(text, _rmf.Interval(header_line=lineno))
-            if new is not None:
-                iv = new
-                continue
-        if (new := _rmf.header_fields(text, iv)) is not None:
-            iv = new
-            if section is not None and section.interval_key != iv.key:
-                close()
-            continue
-        if stripped.startswith("PAGE") and re.fullmatch(r"PAGE\s+\d+", stripped):
-            continue
         if "CLASS=" in text and (m := _CLASS.search(text)):
             close()
             if iv.date is None or iv.time is None:
@@ -243,8 +221,8 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
             yield TABLE.name, rows
             rows = []
     close(at_eof=True)
-    if reports == 0:
-        found = ", ".join(sorted(other_titles)) or "no RMF report"
+    if pages.reports == 0:
+        found = pages.found("no RMF report")
         raise ctx.error(
             f"RMF Postprocessor report(s) {found}: recognised but not supported "
             "(mqcap reads CRYPTO HARDWARE ACTIVITY and WORKLOAD ACTIVITY)",

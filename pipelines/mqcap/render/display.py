@@ -386,7 +386,10 @@ def table(
     numeric = [is_num or col in right for (_, is_num), col in zip(formatters, columns, strict=True)]
 
     def td(tag: str, text: str, num: bool) -> str:
-        attrs = ' class="num" style="text-align: right"' if num else ""
+        # A number never wraps; a right-aligned text with spaces ("0.0071 (0.0070 – 0.0073)")
+        # may, so a wide table still fits the page.
+        klass = "num wrap" if tag == "td" and " " in text.strip() else "num"
+        attrs = f' class="{klass}" style="text-align: right"' if num else ""
         return f"<{tag}{attrs}>{escape_html(text)}</{tag}>"
 
     head = "".join(td("th", h, n) for h, n in zip(headers, numeric, strict=True))
@@ -403,12 +406,50 @@ def table(
     def md_row(values: list[str]) -> str:
         return "| " + " | ".join(_breakable(escape_markdown(v)) or " " for v in values) + " |"
 
-    rule = "|" + "|".join("---:" if n else ":---" for n in numeric) + "|"
+    # Pandoc sizes the columns of a wide pipe table by the dashes of this rule: proportional to
+    # what each column holds, so a cipher name gets room instead of wrapping over five lines.
+    widths = column_widths(headers, cells, numeric)
+    rule = (
+        "|"
+        + "|".join(
+            ("-" * (w - 1) + ":") if n else (":" + "-" * (w - 1))
+            for w, n in zip(widths, numeric, strict=True)
+        )
+        + "|"
+    )
     markdown = "\n".join([md_row(headers), rule, *(md_row(r) for r in cells)])
     if caption:
         markdown += "\n\n: " + escape_markdown(caption)
     plain = "\n".join(["\t".join(headers), *("\t".join(r) for r in cells)])
     return Bundle({"text/html": html_table, "text/markdown": markdown, "text/plain": plain})
+
+
+def column_widths(
+    headers: Sequence[str],
+    cells: Sequence[Sequence[str]],
+    numeric: Sequence[bool] | None = None,
+    cap: int = 36,
+) -> list[int]:
+    """Relative widths of a table's columns: the longest cell (up to ``cap`` characters, past
+    which text wraps anyway) or the header's longest word, at least 3.
+
+    A right-aligned column counts its longest word only: "0.0071 (0.0070 – 0.0073)" or
+    "+13.0 (+65.0%)" wrap at their spaces, so names (ciphers, configurations) get the room.
+
+    Example:
+        >>> column_widths(["Cipher", "Rate /s"], [["TLS_AES_256_GCM_SHA384", "1,234.5"]])
+        [22, 7]
+    """
+    numeric = numeric or [False] * len(headers)
+    widths = []
+    for k, header in enumerate(headers):
+        word = max((len(w) for w in str(header).split()), default=1)
+        if numeric[k]:
+            cell = max((len(w) for row in cells for w in row[k].split()), default=1)
+        else:
+            cell = max((len(row[k]) for row in cells), default=1)
+        widths.append(max(3, word, min(cell, cap)))
+    return widths
 
 
 def _breakable(text: str) -> str:

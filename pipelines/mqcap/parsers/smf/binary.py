@@ -1,4 +1,4 @@
-"""Parser ``smf_mq``: binary SMF dumps (FORMATS.md section 1) -> ``landing.smf_<structure>``.
+"""Parser ``smf_mq``: binary SMF dumps (docs/formats.md section 1) -> ``landing.smf_<structure>``.
 
 Streams the dump (bounded memory: one record plus the current batches), decodes every MQ
 SMF 115/116 structure mq-smf-csv knows, and skips (and counts, ``ctx.skip``) dump
@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import polars as pl
 
 from mqcap.parsers.base import Batch, ParseContext, Parser
-from mqcap.parsers.smf.reader import detect_rdw, read_records
+from mqcap.parsers.smf.reader import detect_layout, read_records
 from mqcap.parsers.smf.records import DISPATCH_115, RecordError, decode_record, is_mq
 from mqcap.parsers.smf.structures import STRUCTURES
 from mqcap.parsers.smf.tables import ALL_TABLES, TABLES
@@ -33,10 +33,10 @@ _KNOWN_116 = {0, 1, 2, 10}
 
 
 def sniff(head: bytes, name: str) -> bool:
-    rdw = detect_rdw(head)
-    if rdw is None:
+    layout = detect_layout(head)
+    if layout is None:
         return False
-    at = 4 if rdw else 0
+    at = {"bdw": 8, "rdw": 4, "nordw": 0}[layout]
     # Dumps start with a type 2 header, an MQ record or a decoded z/OS record (SMF 30, 70, 72);
     # the name breaks ties only.
     return head[at + 1] in (2, 115, 116, *ZOS_TYPES) or name.lower().endswith(
@@ -64,6 +64,7 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
     pending: dict[str, list[tuple]] = {}
     source = ctx.source_file
     zos = ZosDecoder(ctx)
+    intervals: dict = {}  # last statistics interval per (system, qmgr): see decode_record
     for rec in read_records(ctx):
         data = rec.data
         if zos.wants(data):
@@ -81,7 +82,7 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
             pre = (source, rec.offset, rec.number, None)
             post: tuple = ()
             last = None
-            for item, (name, ident, values) in enumerate(decode_record(data)):
+            for item, (name, ident, values) in enumerate(decode_record(data, intervals)):
                 if ident is not last:
                     last, post = ident, ident.values()
                 table = TABLE_OF[name]

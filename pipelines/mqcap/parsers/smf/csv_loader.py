@@ -1,4 +1,4 @@
-"""Parser ``smf_csv``: IBM mq-smf-csv output files (FORMATS.md section 2) -> the same landing
+"""Parser ``smf_csv``: IBM mq-smf-csv output files (docs/formats.md section 2) -> the same landing
 tables as the binary decoder (``landing.smf_<structure>``).
 
 Accepted forms, one structure per file (``SMF-<STRUCT>.csv``):
@@ -262,6 +262,12 @@ def _sql_plan(s: Structure, n: int) -> list[_Col] | None:
         heads = sql_headings(s, with_interval, with_ti)
         if len(heads) == n or (not with_ti and len(heads) < n):
             break
+    if with_interval and len(heads) != n:
+        # mq-smf-csv prints the interval only when the record has one: storage-manager
+        # records (115.5/6/7) with the pre-MQ 10 header come without those three columns.
+        bare = sql_headings(s, False, True)
+        if len(bare) == n:
+            heads = bare
     cols: dict[str, _Col] = {}
     fields = {column_name(f.heading).upper(): f for f in s.fields}
     for pos, h in enumerate(heads[:n]):

@@ -1,7 +1,10 @@
 """Streaming reader of binary SMF dumps: one complete SMF record at a time.
 
-Two layouts are accepted:
+Three layouts are accepted (gzip-compressed too: offsets then count the decompressed bytes):
 
+- with block descriptor words (a RECFM=VB data set copied with its blocks, e.g. by a transfer
+  that keeps BDWs): each block is ``length(2) 0000`` (or an extended BDW: high bit set, 31-bit
+  length) followed by RDW segments as below; the segments of one block fill it exactly;
 - with RDWs (record descriptor words, the usual "binary with RDW" transfer): each segment is
   ``length(2) flags(2) data``; the first flag byte says complete (0), first (1), last (2) or
   middle (3) segment of a spanned record, which is re-assembled here;
@@ -23,7 +26,7 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from mqcap.parsers.base import ParseContext
+from mqcap.parsers.base import ParseContext, open_input
 from mqcap.parsers.smf.convert import smf_date
 
 CHUNK = 1 << 20
@@ -50,15 +53,39 @@ def plausible_header(b: bytes, at: int) -> bool:
     return hundredths < 8640000 and smf_date(b[at + 6 : at + 10]) is not None
 
 
-def detect_rdw(head: bytes) -> bool | None:
-    """True: RDW layout; False: NORDW; None: not an SMF dump at all."""
-    if len(head) >= 4:
-        length, seg = _HALF.unpack_from(head, 0)
-        if length >= 18 and seg & 0xFCFF == 0 and plausible_header(head, 4):
-            return True
+def detect_layout(head: bytes) -> str | None:
+    """``"bdw"``, ``"rdw"``, ``"nordw"`` or None (not an SMF dump) from the first bytes.
+
+    Example:
+        >>> detect_layout(b"")  is None
+        True
+    """
+    if _bdw_at(head, 0) and _rdw_at(head, 4):
+        return "bdw"
+    if _rdw_at(head, 0):
+        return "rdw"
     if plausible_header(head, 0):
-        return False
+        return "nordw"
     return None
+
+
+def _rdw_at(head: bytes, at: int) -> bool:
+    if len(head) < at + 4:
+        return False
+    length, seg = _HALF.unpack_from(head, at)
+    return length >= 18 and seg & 0xFCFF == 0 and plausible_header(head, at + 4)
+
+
+def _bdw_at(head: bytes, at: int) -> bool:
+    if len(head) < at + 8:
+        return False
+    length, rest = _HALF.unpack_from(head, at)
+    if length & 0x8000:  # extended BDW: 31-bit length in the whole word
+        length = int.from_bytes(head[at : at + 4], "big") & 0x7FFFFFFF
+    elif rest:
+        return False
+    rdw_length = _HALF.unpack_from(head, at + 4)[0]
+    return length >= 4 + 18 and rdw_length <= length - 4
 
 
 class _Chunks:
@@ -99,50 +126,95 @@ class _Chunks:
 
 
 def read_records(ctx: ParseContext) -> Iterator[RawRecord]:
-    with open(ctx.path, "rb") as fh:
+    with open_input(ctx.path, ctx.source_file) as fh:
         chunks = _Chunks(fh)
         head = chunks.peek(64)
         if not head:
             raise ctx.error("empty file: no SMF records", offset=0)
-        rdw = detect_rdw(head)
-        if rdw is None:
+        layout = detect_layout(head)
+        if layout is None:
             raise ctx.error(
-                "not an SMF dump: no RDW or SMF record header at the start of the file",
+                "not an SMF dump: no BDW, RDW or SMF record header at the start of the file",
                 offset=0,
             )
-        reader = _read_rdw if rdw else _read_nordw
-        yield from reader(ctx, chunks)
+        if layout == "nordw":
+            yield from _read_nordw(ctx, chunks)
+        else:
+            segments = _bdw_segments if layout == "bdw" else _rdw_segments
+            yield from _assemble(ctx, segments(ctx, chunks))
         ctx.progress(chunks.offset)
 
 
-def _read_rdw(ctx: ParseContext, chunks: _Chunks) -> Iterator[RawRecord]:
+def _rdw_segment(ctx: ParseContext, chunks: _Chunks, at: int) -> tuple[int, int, bytes] | None:
+    """(offset, segment flag, body) of the RDW segment at ``at``; None at the end of the file."""
+    rdw = chunks.take(4)
+    if not rdw:
+        return None
+    if len(rdw) < 4:
+        raise ctx.error(f"truncated RDW: {len(rdw)} byte(s) at end of file", offset=at)
+    length, seg = _HALF.unpack(rdw)
+    flag = seg >> 8
+    if length < 4 or seg & 0xFF or flag > 3:
+        raise ctx.error(
+            f"bad RDW (length {length}, segment flags 0x{seg:04X}): not an RDW-format "
+            "SMF dump or the data is corrupt",
+            offset=at,
+        )
+    body = chunks.take(length - 4)
+    if len(body) < length - 4:
+        raise ctx.error(
+            f"record length {length} runs past the end of the file ({len(body) + 4} byte(s) left)",
+            offset=at,
+        )
+    return at, flag, body
+
+
+def _rdw_segments(ctx: ParseContext, chunks: _Chunks) -> Iterator[tuple[int, int, bytes]]:
+    while (segment := _rdw_segment(ctx, chunks, chunks.offset)) is not None:
+        yield segment
+
+
+def _bdw_segments(ctx: ParseContext, chunks: _Chunks) -> Iterator[tuple[int, int, bytes]]:
+    while True:
+        at = chunks.offset
+        bdw = chunks.take(4)
+        if not bdw:
+            return
+        if len(bdw) < 4:
+            raise ctx.error(f"truncated BDW: {len(bdw)} byte(s) at end of file", offset=at)
+        length, rest = _HALF.unpack(bdw)
+        if length & 0x8000:
+            length = int.from_bytes(bdw, "big") & 0x7FFFFFFF
+        elif rest:
+            raise ctx.error(
+                f"bad BDW (length {length}, second half 0x{rest:04X}): the dump's blocks are "
+                "out of step or the data is corrupt",
+                offset=at,
+            )
+        if length < 8:
+            raise ctx.error(f"bad BDW: block length {length} holds no record", offset=at)
+        end = at + length
+        while chunks.offset < end:
+            segment = _rdw_segment(ctx, chunks, chunks.offset)
+            if segment is None:
+                raise ctx.error(f"block length {length} runs past the end of the file", offset=at)
+            if chunks.offset > end:
+                raise ctx.error(
+                    f"record at byte {segment[0]} runs past the end of its block "
+                    f"(block of {length} bytes)",
+                    offset=at,
+                )
+            yield segment
+
+
+def _assemble(ctx: ParseContext, segments: Iterator[tuple[int, int, bytes]]) -> Iterator[RawRecord]:
+    """Complete records from RDW segments, spanned records re-assembled."""
     number = 0
     next_progress = PROGRESS_EVERY
     parts: list[bytes] = []
     size = 0
     start = 0
-    while True:
-        at = chunks.offset
-        rdw = chunks.take(4)
-        if not rdw:
-            break
-        if len(rdw) < 4:
-            raise ctx.error(f"truncated RDW: {len(rdw)} byte(s) at end of file", offset=at)
-        length, seg = _HALF.unpack(rdw)
-        flag = seg >> 8
-        if length < 4 or seg & 0xFF or flag > 3:
-            raise ctx.error(
-                f"bad RDW (length {length}, segment flags 0x{seg:04X}): not an RDW-format "
-                "SMF dump or the data is corrupt",
-                offset=at,
-            )
-        body = chunks.take(length - 4)
-        if len(body) < length - 4:
-            raise ctx.error(
-                f"record length {length} runs past the end of the file "
-                f"({len(body) + 4} byte(s) left)",
-                offset=at,
-            )
+    for at, flag, body in segments:
         if flag in (0, 1):  # complete, or first segment
             if parts:
                 raise ctx.error(

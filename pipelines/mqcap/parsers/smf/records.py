@@ -65,6 +65,7 @@ class Identity:
     mq_version: str | None
     interval_start: int | None = None
     interval_us: int | None = None
+    qsg: str | None = None
 
     def values(self) -> tuple:
         dur_s = None if self.interval_us is None else self.interval_us // 1_000_000
@@ -74,7 +75,7 @@ class Identity:
             self.record_time_local,
             self.system_id,
             self.qmgr,
-            None,  # qsg: not carried by the MQ 8.0-10.0 record layouts we can read
+            self.qsg,  # from the MQ 10 header extension (QWHX) of 115 records, else NULL
             self.mq_version,
             self.interval_start,
             dur_s,
@@ -114,11 +115,20 @@ def _triplets(data: bytes) -> tuple[list[tuple[int, int, int]], int | None]:
         count, qwhs = 2, None
     else:
         qwhs = off0 - 4
-        if qwhs < 0 or qwhs + 7 > len(data):
+        if qwhs < 0 or qwhs + 2 > len(data):
             raise RecordError(
                 f"truncated record: QWHS offset {off0} is outside the record ({len(data)} bytes)"
             )
-        count = min(data[qwhs + 6], 12)
+        if _H.unpack_from(data, qwhs)[0] == 1:
+            # The storage-manager subtypes (5, 6, 7) of MQ 10 carry a 4-byte header whose length
+            # halfword is 1 (an extension may follow): like mq-smf-csv, one data section.
+            count = 2
+        elif qwhs + 7 > len(data):
+            raise RecordError(
+                f"truncated record: QWHS offset {off0} is outside the record ({len(data)} bytes)"
+            )
+        else:
+            count = min(data[qwhs + 6], 12)
     out = []
     for i in range(count):
         pos = HEADER_LEN + 8 * i
@@ -156,10 +166,33 @@ def _decode(s: Structure, data: bytes, base: int, section_len: int, **kw) -> tup
     return plan(data, base, **kw)  # type: ignore[operator]
 
 
-def decode_record(data: bytes) -> Iterator[tuple[str, Identity, tuple]]:
-    """(structure name, identity, field values) for every structure instance in the record."""
+Interval = tuple[int | None, int | None]
+
+
+QWHX_FLAG = 0x40  # qwhsflag1: a QWHX (header extension) follows the QWHS
+
+
+def _qwhx(data: bytes, at: int, ident: Identity) -> None:
+    """The MQ 10 header extension: queue-sharing group and the long release name."""
+    if at + 14 > len(data):
+        raise RecordError(f"QWHX header extension at {at + 4} runs past the end of the record")
+    ident.qsg = ebcdic_text(data[at + 4 : at + 8])
+    ident.mq_version = ebcdic_text(data[at + 8 : at + 14])
+
+
+def decode_record(
+    data: bytes, intervals: dict[tuple, Interval] | None = None
+) -> Iterator[tuple[str, Identity, tuple]]:
+    """(structure name, identity, field values) for every structure instance in the record.
+
+    ``intervals`` (kept by the caller across the records of one dump, per system and queue
+    manager) carries the statistics interval to the storage-manager records (115 subtypes 5, 6,
+    7): their short header has no interval, and mq-smf-csv prints the one of the statistics
+    record before them (MQ writes them at the end of the same interval).
+    """
     ident = identity(data)
     trips, qwhs = _triplets(data)
+    key = (ident.system_id, ident.qmgr)
     if qwhs is not None and ident.smf_type == 115:
         qlen = _H.unpack_from(data, qwhs)[0]
         if qlen >= 52:
@@ -169,6 +202,20 @@ def decode_record(data: bytes) -> Iterator[tuple[str, Identity, tuple]]:
             ident.interval_us = dur // 4096 if ident.smf_subtype == 231 else dur
             if ident.interval_start is None:
                 ident.interval_us = None
+            if intervals is not None:
+                intervals[key] = (ident.interval_start, ident.interval_us)
+            if data[qwhs + 32] & QWHX_FLAG:
+                _qwhx(data, qwhs + 52, ident)
+        elif qlen == 1:
+            if intervals is not None:
+                ident.interval_start, ident.interval_us = intervals.get(key, (None, None))
+            # No flag here: mq-smf-csv takes release "946" (no real MQ release) to mean MQ 10+.
+            if (ident.mq_version or "") >= "946":
+                _qwhx(data, qwhs + 4, ident)
+        elif intervals is not None:
+            intervals.pop(key, None)  # mq-smf-csv forgets the interval here
+    elif qwhs is None and intervals is not None:
+        intervals.pop(key, None)  # no QWHS: mq-smf-csv forgets the interval too
 
     def trip(i: int) -> tuple[int, int, int]:
         return trips[i] if i < len(trips) else (0, 0, 0)

@@ -39,8 +39,9 @@ def render_sql(s: Structure) -> str:
     lines = [
         HEADER,
         f"-- {s.description}",
+        "-- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.",
         "with source as (",
-        f"    select * from {{{{ source('smf', '{s.table}') }}}}",
+        f"    {{{{ first_copy(source('smf', '{s.table}'), when='record_time_local is not null') }}}}",
         ")",
         "",
         "select",

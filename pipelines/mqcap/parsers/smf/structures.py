@@ -607,20 +607,22 @@ QSPH = Structure(
 
 QSGM = Structure(
     "QSGM",
-    "id:H ll:H eye:4s lvtot:i lvnew:i lvmax:i lvmin:i count:i scls:B f2:3x csect:Q offset:i f3:4x",
+    "id:H ll:H eye:4s lvtot:i lvnew:i lvmax:i lvmin:i count:i scls:B f2:3x csect:8s offset:i f3:4x",
     [
         *_u(
             "Length_Total=lvtot New_Records=lvnew Length_Max=lvmax Length_Min=lvmin Requests=count",
             "s32",
         ),
         F("Storage_Class", "scls", "u8"),
-        F("CSECT", "csect", "u64"),
+        # mq-smf-csv prints the CSECT field as 8 EBCDIC characters (a module name), not a number.
+        F("CSECT", "csect", "text"),
         F("CSECT_Offset", "offset", "s32"),
     ],
     "Getmain statistics (SMF 115.6).",
     length_member="ll",
 )
 
+# Headings as mq-smf-csv prints them (printQSRS.c); the members keep IBM's CSQDSMFC names.
 QSRS = Structure(
     "QSRS",
     "id:H ll:H eye:4s phbgf:i phbgv:i phblf:i phblv:i gmbt:i stkt:i strta:i siza:i crgtp:i "
@@ -630,19 +632,29 @@ QSRS = Structure(
     "phblgf:Q phblgv:Q phbllf:Q phbllv:Q gmbl:Q",
     [
         *_u(
-            "PHBGF=phbgf PHBGV=phbgv PHBLF=phblf PHBLV=phblv GMBT=gmbt STKT=stkt STRTA=strta "
-            "SIZA=siza CRGTP=crgtp LIMIT=limit LOAL=loal OLOAL=oloal HIAL=hial OHIAL=ohial "
-            "SMFL=smfl SMFR=smfr ESTRA=estra ESIZA=esiza ERGTP=ergtp ELIM=elim ELOAL=eloal "
-            "OELOAL=oeloal EHIAL=ehial OEHIAL=oehial SMFEL=smfel SMFER=smfer",
+            "PHB_Global_Fixed=phbgf PHB_Global_Variable=phbgv PHB_Local_Fixed=phblf "
+            "PHB_Local_Variable=phblv GMB_Total=gmbt Stack_Total=stkt "
+            "Region_24_Start=strta Region_24_Size=siza Region_24_Top=crgtp "
+            "Region_24_Limit=limit User_24_Alloc=loal User_24_Alloc_Previous=oloal "
+            "System_24_Alloc=hial System_24_Alloc_Previous=ohial SMF_24_Limit=smfl "
+            "SMF_24_Average=smfr Region_31_Start=estra Region_31_Size=esiza "
+            "Region_31_Top=ergtp Region_31_Limit=elim User_31_Alloc=eloal "
+            "User_31_Alloc_Previous=oeloal System_31_Alloc=ehial "
+            "System_31_Alloc_Previous=oehial SMF_31_Limit=smfel SMF_31_Average=smfer",
             "s32",
         ),
-        *_u("MEMLIM=memlim ABYTES=abytes GBYTES=gbytes", "u64"),
-        F("NMOMB", "nmomb", "s32"),
-        F("MEMLIMS", "memlims", "u8"),
-        *_u("FMCT=fmct AVAL=aval MVS=mvs CRIT=crit SOS=sos", "s32"),
+        *_u("MemLimit=memlim Total_Object_Size=abytes High_Water_Usable=gbytes", "u64"),
+        F("Object_Allocated", "nmomb", "s32"),
+        F("MemLimit_Source", "memlims", "u8"),
+        F("RAX_Frames", "fmct", "s32"),
         *_u(
-            "AVAL64=aval64 CUSH64=cush64 SMDS64=smds64 PHBLGF=phblgf PHBLGV=phblgv "
-            "PHBLLF=phbllf PHBLLV=phbllv GMBL=gmbl",
+            "Avail_31=aval MVS_31_Reserved=mvs CRIT_31_Reserved=crit SOS_31_Reserved=sos",
+            "s32",
+        ),
+        *_u(
+            "Avail_64=aval64 Cushion_64=cush64 SMDS_64=smds64 "
+            "PHB_Latch_Global_Fixed=phblgf PHB_Latch_Global_Variable=phblgv "
+            "PHB_Latch_Local_Fixed=phbllf PHB_Latch_Local_Variable=phbllv GMB_Latch=gmbl",
             "u64",
         ),
     ],

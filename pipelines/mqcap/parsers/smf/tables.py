@@ -48,7 +48,7 @@ def table_for(s: Structure) -> Table:
     cols = {**LINEAGE, **IDENTITY}
     for f in s.fields:
         cols[f.column] = f.sql_type
-    return Table(s.table, cols, s.description)
+    return Table(s.table, cols, s.description, identity=True)
 
 
 TABLES: dict[str, Table] = {table_for(s).name: table_for(s) for s in STRUCTURES.values()}

@@ -3,10 +3,10 @@
 ``landing.rmf_workload``: the same landing tables (imported, not redeclared) the address-space
 CPU CSV and the RMF Postprocessor report parsers feed, so a study can mix the sources.
 
-Lineage: those tables carry text lineage (``source_file``, ``source_line``); for rows decoded
-from a binary dump ``source_line`` is the 1-based sequence number of the decoded section in the
-file (one per SMF 30 record, per class period, per crypto card and function), unique per file as
-the staging keys need. SMF 30 rows also name the record number and byte offset in ``extra``.
+Lineage: those tables take text or binary lineage (``base.TEXT_OR_BINARY_LINEAGE``); rows
+decoded here carry ``source_offset`` (the record's byte offset), ``source_record`` (its number in
+the dump) and ``source_item`` (the row's number among the record's rows: one per SMF 30 record,
+per class period, per crypto card and function); ``source_line`` is NULL.
 
 Example:
     zos = ZosDecoder(ctx)
@@ -42,7 +42,6 @@ class ZosDecoder:
 
     def __init__(self, ctx: ParseContext) -> None:
         self.ctx = ctx
-        self.seq = 0
         self.pending: dict[str, list[dict]] = {}
 
     def wants(self, data: bytes) -> bool:
@@ -61,9 +60,7 @@ class ZosDecoder:
             return
         try:
             if rtype == 30:
-                row = decode_30(data)
-                row["extra"] = f"smf_record={rec.number};smf_offset={rec.offset};{row['extra']}"
-                rows = [row]
+                rows = [decode_30(data)]
             elif rtype == 70:
                 rows = decode_70_2(data)
             else:
@@ -73,9 +70,13 @@ class ZosDecoder:
                 f"SMF {rtype}.{subtype} record {rec.number}: {exc}", offset=rec.offset
             ) from None
         out = self.pending.setdefault(table, [])
-        for row in rows:
-            self.seq += 1
-            out.append({"source_file": self.ctx.source_file, "source_line": self.seq, **row})
+        lineage = {
+            "source_file": self.ctx.source_file,
+            "source_offset": rec.offset,
+            "source_record": rec.number,
+        }
+        for item, row in enumerate(rows, start=1):
+            out.append({**lineage, "source_item": item, **row})
         if len(out) >= BATCH_ROWS:
             yield table, out
             self.pending[table] = []

@@ -20,8 +20,8 @@ What lands (``cpu_source = 'smf30'``):
 - ``srb_s`` = (CPS + ISB) / 100; ``ziip_s`` = TIME_ON_zIIP / 100;
 - ``interval_start`` = SMF30IDT + SMF30IST, ``interval_end`` = the record's write time (header
   ``SMF30DTE`` + ``SMF30TME``), both local time as z/OS keeps them;
-- ``extra``: subtype, work type, step, program, step number, TCB and zIIP-on-CP seconds, and the
-  record's number and byte offset in the dump.
+- ``extra`` (JSON): subtype, work type, step, program, step number, TCB and zIIP-on-CP
+  seconds (the record's byte offset and number are the row's lineage columns).
 
 Example:
     row = decode_30(rec.data)  # {"jobname": "CSQ1CHIN", "cpu_s": 41.53, ...}
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from mqcap.parsers.base import extra_json
 from mqcap.parsers.smf.fields import parse_layout
 from mqcap.parsers.smf.zos_common import (
     ZosRecordError,
@@ -108,5 +109,5 @@ def decode_30(data: bytes) -> dict:
         "srb_s": (hundredths["cps"] + hundredths["isb"]) / 100,
         "ziip_s": None if ziip is None else ziip / 100,
         "cpu_source": "smf30",
-        "extra": ";".join(f"{k}={v}" for k, v in extra.items() if v is not None),
+        "extra": extra_json(extra),
     }

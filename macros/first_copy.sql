@@ -1,0 +1,120 @@
+{#-
+    Exactly once by content (README "Dropping files"). Sources whose rows name their own record
+    (time + system / queue manager: SMF, RMF, NETSTAT polls, timestamped CHSTATUS) may arrive
+    twice: the same dump in two run folders, at the raw root too, or an hourly dump inside the
+    day's. Landing keeps every copy with its lineage; a row whose identity equals a row of an
+    earlier-loaded file (lower file_id) is a later copy and does not count. Rows of one file are
+    never compared with each other. mqcap.duplicates applies the same rule at ingest to report
+    the copies, and tests/test_duplicates.py checks both agree.
+
+    identity: the columns that name a record (default: every column of the relation except the
+    lineage columns, compared as one row value: exact, NULL equal to NULL). when: the condition
+    under which a row has an identity at all (default: the first identity column is set;
+    required with the default identity); rows without one always count.
+-#}
+{% macro copy_identity(identity=none, when=none) -%}
+    {#- (partition expression, when condition). -#}
+    {%- if identity is not none -%}
+        {{ return(('row(' ~ identity | join(', ') ~ ')', when or (identity[0] ~ ' is not null'))) }}
+    {%- endif -%}
+    {%- if when is none -%}
+        {{ exceptions.raise_compiler_error('first_copy: give `when` with the default identity') }}
+    {%- endif -%}
+    {%- set lineage = "['file_id', 'source_file', 'source_line', 'source_offset', "
+        ~ "'source_record', 'source_item']" -%}
+    {{ return(('row(*columns(lambda c: c not in ' ~ lineage ~ '))', when)) }}
+{%- endmacro %}
+
+{#- The rows of `relation` that count: first copies, and rows without an identity. -#}
+{% macro first_copy(relation, identity=none, when=none) %}
+    {%- set partition, cond = copy_identity(identity, when) -%}
+select * exclude (mqcap_first_file_id)
+from (
+    select
+        copy_rows.*,
+        min(copy_rows.file_id) over (partition by {{ partition }}) as mqcap_first_file_id
+    from {{ relation }} as copy_rows
+) as copy_ranked
+where file_id = mqcap_first_file_id or not coalesce({{ cond }}, false)
+{% endmacro %}
+
+{#-
+    The later copies in `relation`, one row each, with the first copy they repeat:
+    source_table, file_id, source_file, position ('byte n' / 'line n'), copy_key (the row's key
+    in its staging model), first_file_id, first_source_file, first_position. order_expr: the
+    position as a number, to name the first of several equal rows of the first file.
+-#}
+{% macro later_copies(
+    relation, source_table, key_expr,
+    position_expr="'line ' || source_line", order_expr='source_line', identity=none, when=none
+) %}
+    {%- set partition, cond = copy_identity(identity, when) -%}
+select
+    '{{ source_table }}' as source_table,
+    file_id,
+    source_file,
+    copy_position as position,
+    copy_key,
+    first_file_id,
+    first_source_file,
+    first_position
+from (
+    select
+        copy_rows.file_id,
+        copy_rows.source_file,
+        {{ position_expr }} as copy_position,
+        cast({{ key_expr }} as varchar) as copy_key,
+        {{ cond }} as has_identity,
+        first_value(copy_rows.file_id) over copy_window as first_file_id,
+        first_value(copy_rows.source_file) over copy_window as first_source_file,
+        first_value({{ position_expr }}) over copy_window as first_position
+    from (
+        -- the identity as one value first: DuckDB expands *columns() only in a plain select
+        select
+            identified.*,
+            {{ partition }} as mqcap_identity
+        from {{ relation }} as identified
+    ) as copy_rows
+    window copy_window as (
+        partition by copy_rows.mqcap_identity
+        order by copy_rows.file_id, {{ order_expr }}
+    )
+) as copies
+where file_id <> first_file_id and coalesce(has_identity, false)
+{% endmacro %}
+
+{#-
+    One row per DISPLAY CHSTATUS snapshot with the content of all its blocks as text: a snapshot
+    is a copy only when everything it printed is, so a block that counts keeps its snapshot.
+-#}
+{% macro chstatus_snapshots(snapshots, attrs) %}
+select
+    snap.*,
+    coalesce(content.snapshot_content, '') as snapshot_content
+from {{ snapshots }} as snap
+left join (
+    select
+        file_id,
+        snapshot_no,
+        string_agg(
+            coalesce(channel, '') || ':' || key || '(' || coalesce(value, '') || ')', ' ' order by block_no, pair_no
+        ) as snapshot_content
+    from {{ attrs }}
+    group by file_id, snapshot_no
+) as content
+    on snap.file_id = content.file_id and snap.snapshot_no = content.snapshot_no
+{% endmacro %}
+
+{#- One row per DISPLAY CHSTATUS block (snapshot x channel) with its whole content as text. -#}
+{% macro chstatus_blocks(relation) %}
+select
+    file_id,
+    block_no,
+    min(source_file) as source_file,
+    min(source_line) as source_line,
+    min(snapshot_time) as snapshot_time,
+    min(channel) as channel,
+    string_agg(key || '(' || coalesce(value, '') || ')', ' ' order by pair_no) as block_content
+from {{ relation }}
+group by file_id, block_no
+{% endmacro %}

@@ -1,0 +1,76 @@
+-- One row per study x configuration x scenario x hardware model x message size x persistence
+-- x threads, for the series measured at 3+ thread counts (a thread or client sweep): the
+-- achieved rate and round trip (averaged over the runs at that point) and the run count.
+-- series_key names the series without the thread count (scenario, model, persistence shown
+-- as '-' when a run does not give them).
+with driver as (
+    select * from {{ ref('fct_driver_results') }}
+),
+
+runs as (
+    select * from {{ ref('int_runs') }}
+),
+
+points as (
+    select
+        runs.study,
+        runs.configuration,
+        runs.scenario,
+        runs.hardware_model,
+        driver.message_bytes,
+        runs.persistence,
+        driver.threads,
+        runs.study || '|' || runs.configuration || '|' || coalesce(runs.scenario, '-') || '|'
+        || coalesce(runs.hardware_model, '-') || '|'
+        || coalesce(cast(driver.message_bytes as {{ dbt.type_string() }}), '-') || '|'
+        || coalesce(runs.persistence, '-') as series_key,
+        driver.rate_per_s,
+        driver.round_trip_us
+    from driver
+    inner join runs on driver.run_key = runs.run_key
+    where
+        driver.threads is not null
+        and driver.rate_per_s is not null
+        and runs.workload_type not in ('channel_start', 'channel_stop')
+),
+
+by_threads as (
+    select
+        series_key,
+        study,
+        configuration,
+        scenario,
+        hardware_model,
+        message_bytes,
+        persistence,
+        threads,
+        avg(rate_per_s) as rate_per_s,
+        avg(round_trip_us) as round_trip_us,
+        count(*) as runs
+    from points
+    group by all
+),
+
+sweeps as (
+    select
+        *,
+        count(*) over (partition by series_key) as thread_points
+    from by_threads
+)
+
+select
+    series_key || '|' || cast(threads as {{ dbt.type_string() }}) as thread_sweep_key,
+    series_key,
+    study,
+    configuration,
+    scenario,
+    hardware_model,
+    message_bytes,
+    persistence,
+    threads,
+    rate_per_s,
+    round_trip_us,
+    runs,
+    thread_points
+from sweeps
+where thread_points >= 3

@@ -1,0 +1,515 @@
+"""The file ledger (``meta.ingest_ledger``): every version of every raw file ingest has seen.
+
+This module owns every read and write of the ledger; ``mqcap.ingest`` keeps the flow
+(discover, detect, land). A path's *current* entry is its ``loaded`` row, else its newest
+``set_aside`` row. Statuses:
+
+- ``loaded``: its rows are in the landing tables (``file_id`` on every row);
+- ``set_aside``: proven bad input (or waiting: ``retry``), with the reason and position;
+- ``replaced``: an older version, superseded by a newer entry of the same path;
+- ``deleted``: the raw file is gone. A loaded file's deletion is a *new* row (fresh
+  ``file_id``, ``deleted_at``) and its rows leave landing in the same transaction.
+
+Invariant the pipeline relies on: every change of landing rows (load, replace, delete) has a
+ledger row with a fresh ``file_id`` from ``meta.file_id_seq``, so what changed since a step
+covered file id X is :func:`tables_changed_since` ``(con, X)``.
+
+``attribution`` (loaded rows) says how the file's rows find their run: ``run_folder`` (a
+run.yaml in its folder or above), ``by_time`` (the format carries time and system identity),
+``by_columns`` (every results row names study and run), ``by_workload`` (a cphtestp series in
+a study folder) or ``none``: landed, but no run can claim its rows, so they reach no mart.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from datetime import datetime
+from pathlib import PurePosixPath
+from typing import NamedTuple
+
+import duckdb
+
+from mqcap import warehouse
+from mqcap.parsers import all_tables, parser_for_kind
+
+LEDGER = f"{warehouse.META}.ingest_ledger"
+REASON_CAP = 2000  # characters of a reason kept in the ledger (a hostile file can make it huge)
+
+# Formats whose rows carry their own time and system identity (attributed to runs in dbt).
+BY_TIME_KINDS = frozenset(
+    {"smf_mq", "smf_csv", "rmf_crypto", "rmf_workload", "netstat", "ascpu_csv", "tcpipmon"}
+)
+
+# Reasons older versions recorded for what were environment errors, not bad input: such
+# files are retried (a disk-full commit, a vanished or unreadable file).
+_ENVIRONMENT_REASONS = (
+    "%TransactionException%",
+    "%No space left on device%",
+    "%Disk quota exceeded%",
+    "%IOException%",
+    "%Permission denied%",
+    "%PermissionError%",
+    "%FileNotFoundError%",
+    "%IsADirectoryError%",
+    "%NotADirectoryError%",
+    "%cannot encode str as UTF-8%",
+)
+
+
+class Entry(NamedTuple):
+    """A ledger row as ingest needs it."""
+
+    file_id: int
+    sha256: str
+    status: str
+    retry: bool
+    bytes: int
+    mtime_ns: int | None
+    kind: str | None
+    study: str | None
+    run_id: str | None
+    reason: str | None
+    position: str | None
+    path: str
+
+
+def cap(text: str | None, limit: int = REASON_CAP) -> str | None:
+    """``text`` cut to ``limit`` characters, saying how many were left out.
+
+    Example:
+        >>> cap("x" * 2005, 2000)[-26:]
+        'x… (5 more characters)'
+    """
+    if text is None or len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit} more characters)"
+
+
+def migrate(con: duckdb.DuckDBPyConnection) -> None:
+    """Bring a ledger made by an older mqcap up to date (idempotent, cheap).
+
+    Adds ``attribution`` and ``deleted_at``; stores paths with backslashes in the escaped form
+    (``mqcap.names``); marks files set aside for environment reasons as to be retried.
+    """
+    con.execute(f"alter table {LEDGER} add column if not exists attribution varchar")
+    con.execute(f"alter table {LEDGER} add column if not exists deleted_at timestamp")
+    con.execute(f"create table if not exists {warehouse.META}.ledger_version (version integer)")
+    version = warehouse.one(con, f"select max(version) from {warehouse.META}.ledger_version")
+    if not version or version[0] is None or version[0] < 2:
+        con.begin()
+        # Version 1 stored names verbatim; a backslash is now doubled (names.stored_name).
+        con.execute(
+            f"update {LEDGER} set path = replace(path, '\\', '\\\\') where contains(path, '\\')"
+        )
+        likes = " or ".join("reason like ?" for _ in _ENVIRONMENT_REASONS)
+        con.execute(
+            f"update {LEDGER} set retry = true where status = 'set_aside' and ({likes})",
+            list(_ENVIRONMENT_REASONS),
+        )
+        con.execute(f"insert into {warehouse.META}.ledger_version values (2)")
+        con.commit()
+
+
+def rollback_quietly(con: duckdb.DuckDBPyConnection) -> None:
+    """Roll back if a transaction is open; a failed commit already ended it (DuckDB then says
+    "no transaction is active", which must not hide the error that made the commit fail)."""
+    with suppress(duckdb.TransactionException):
+        con.rollback()
+
+
+class FileLedger:
+    """Reads and writes of ``meta.ingest_ledger`` for one ingest batch.
+
+    Example:
+        led = FileLedger(con, datetime.now())
+        entry = led.current("attls/r1/results.csv")
+    """
+
+    _CURRENT_SQL = f"""
+        select file_id, sha256, status, retry, bytes, mtime_ns, kind, study, run_id,
+            reason, position, path
+        from (
+            select *, row_number() over (
+                partition by path order by status = 'loaded' desc, file_id desc
+            ) as pick
+            from {LEDGER} where status in ('loaded', 'set_aside') {{only}}
+        ) where pick = 1"""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, now: datetime) -> None:
+        self.con = con
+        self.now = now
+        self._current: dict[str, Entry] | None = None
+
+    # -- reads ------------------------------------------------------------------------------
+    def current(self, rel: str) -> Entry | None:
+        """The entry that stands for ``rel`` now: loaded, else the newest set aside.
+
+        The whole ledger is read once per ingest (one query, not one per file: a no-change run
+        over thousands of files stays fast) and each path is re-read after it is written.
+        """
+        return self.entries().get(rel)
+
+    def entries(self) -> dict[str, Entry]:
+        if self._current is None:
+            self._current = {
+                row[-1]: Entry(*row)
+                for row in self.con.execute(self._CURRENT_SQL.format(only="")).fetchall()
+            }
+        return self._current
+
+    def refresh(self, rel: str) -> None:
+        if self._current is not None:
+            row = warehouse.one(self.con, self._CURRENT_SQL.format(only="and path = ?"), [rel])
+            if row is None:
+                self._current.pop(rel, None)
+            else:
+                self._current[rel] = Entry(*row)
+
+    def loaded_with_sha(self, sha: str, rel: str, run: tuple[str | None, str | None]) -> str | None:
+        """Another loaded file with the same content that would count the same data again.
+
+        Within one run folder (or among files outside run folders, which carry their own
+        identity) the same bytes are the same data. The same small file in two run folders
+        (say a results CSV without a run column) describes two runs: not a duplicate.
+        """
+        row = warehouse.one(
+            self.con,
+            f"""select path from {LEDGER}
+                where sha256 = ? and status = 'loaded' and path <> ?
+                  and study is not distinct from ? and run_id is not distinct from ?
+                limit 1""",
+            [sha, rel, run[0], run[1]],
+        )
+        return row[0] if row else None
+
+    def run_folders(self) -> dict[str, tuple[str, str]]:
+        """Folder (relative) -> (study, run) for every loaded manifest."""
+        rows = self.con.execute(
+            f"""select l.path, m.study, m.run_id from {LEDGER} l
+                join {warehouse.LANDING}.run_manifest m using (file_id)
+                where l.status = 'loaded'"""
+        ).fetchall()
+        return {str(PurePosixPath(p).parent): (s, r) for p, s, r in rows}
+
+    def pending_manifests(self) -> dict[str, str]:
+        """Folder -> reason, for run folders whose manifest is set aside."""
+        rows = self.con.execute(
+            f"""select path, reason from {LEDGER}
+                where status = 'set_aside' and kind = 'manifest'"""
+        ).fetchall()
+        return {
+            str(PurePosixPath(p).parent): f"run manifest {p} is set aside: {r}" for p, r in rows
+        }
+
+    def run_defined_by(self, study: str, run: str, other_than: str | None = None) -> str | None:
+        """Path of the loaded manifest declaring ``study``/``run`` (other than ``other_than``)."""
+        row = warehouse.one(
+            self.con,
+            f"""select l.path from {LEDGER} l join {warehouse.LANDING}.run_manifest m using (file_id)
+                where l.status = 'loaded' and m.study = ? and m.run_id = ?
+                  and l.path is distinct from ?
+                order by l.file_id limit 1""",
+            [study, run, other_than],
+        )
+        return row[0] if row else None
+
+    def retry_paths(self) -> list[str]:
+        """Stored names of files set aside for a reason that can go away."""
+        return [
+            p
+            for (p,) in self.con.execute(
+                f"select distinct path from {LEDGER} where status = 'set_aside' and retry"
+            ).fetchall()
+        ]
+
+    # -- writes -----------------------------------------------------------------------------
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One transaction (one file): committed whole or rolled back whole.
+
+        A commit that fails (disk full) ends the transaction inside DuckDB; the rollback after
+        it is then a no-op, and the commit's own error is what propagates.
+        """
+        self.con.begin()
+        try:
+            yield
+            self.con.commit()
+        except BaseException:
+            rollback_quietly(self.con)
+            raise
+
+    def next_id(self) -> int:
+        return self.con.execute(f"select nextval('{warehouse.META}.file_id_seq')").fetchall()[0][0]
+
+    def _insert(self, values: dict) -> None:
+        cols = ", ".join(values)
+        marks = ", ".join("?" for _ in values)
+        self.con.execute(f"insert into {LEDGER} ({cols}) values ({marks})", list(values.values()))
+
+    def touch(self, entry: Entry, mtime_ns: int) -> None:
+        """Touched, not changed: remember the new mtime so the next run skips hashing."""
+        self.con.execute(
+            f"update {LEDGER} set mtime_ns = ? where file_id = ?", [mtime_ns, entry.file_id]
+        )
+        self.refresh(entry.path)
+
+    def set_aside(
+        self,
+        rel: str,
+        sha: str,
+        size: int,
+        mtime_ns: int,
+        kind: str | None,
+        reason: str,
+        position: str | None,
+        retry: bool = False,
+        run: tuple[str | None, str | None] = (None, None),
+    ) -> int:
+        """Record ``rel`` as set aside (one transaction); the newest verdict replaces an older
+        set-aside entry. Returns the new file id."""
+        prior = self.current(rel)
+        with self.transaction():
+            if prior is not None and prior.status == "set_aside":
+                self.con.execute(
+                    f"update {LEDGER} set status = 'replaced' where file_id = ?", [prior.file_id]
+                )
+            file_id = self.next_id()
+            self._insert(
+                {
+                    "file_id": file_id,
+                    "path": rel,
+                    "sha256": sha,
+                    "bytes": size,
+                    "mtime_ns": mtime_ns,
+                    "kind": kind,
+                    "status": "set_aside",
+                    "reason": cap(reason),
+                    "position": cap(position, 200),
+                    "retry": retry,
+                    "study": run[0],
+                    "run_id": run[1],
+                    "seen_at": self.now,
+                }
+            )
+        self.refresh(rel)
+        return file_id
+
+    def remove_rows(self, file_id: int, kind: str | None) -> dict[str, int]:
+        """Delete a file's landing rows (inside the caller's transaction): table -> rows."""
+        try:
+            tables = [t.name for t in parser_for_kind(kind).tables] if kind else []
+        except KeyError:  # a kind this version no longer has: look everywhere
+            tables = [t.name for t in all_tables()]
+        removed: dict[str, int] = {}
+        for name in tables:
+            n = self.con.execute(
+                f'delete from {warehouse.LANDING}."{name}" where file_id = ?', [file_id]
+            ).fetchall()[0][0]
+            if n:
+                removed[name] = n
+        return removed
+
+    def supersede(self, prior: Entry, file_id: int) -> set[str]:
+        """``prior`` gives way to the new entry ``file_id`` (inside the caller's transaction):
+        a loaded prior's rows leave landing. Returns the landing tables whose rows went."""
+        touched: set[str] = set()
+        if prior.status == "loaded":
+            touched = set(self.remove_rows(prior.file_id, prior.kind))
+            with suppress(KeyError):
+                touched |= {t.name for t in parser_for_kind(prior.kind).tables}
+        self.con.execute(
+            f"update {LEDGER} set status = 'replaced', reason = ? where file_id = ?",
+            [f"superseded by file {file_id}", prior.file_id],
+        )
+        return touched
+
+    def record_loaded(
+        self,
+        file_id: int,
+        rel: str,
+        sha: str,
+        size: int,
+        mtime_ns: int,
+        kind: str,
+        run: tuple[str | None, str | None],
+        per_table: dict[str, int],
+        unknown_lines: int,
+        skipped: dict[str, int],
+    ) -> None:
+        """The ledger row of a landed file (inside the caller's transaction)."""
+        attribution, why = self.attribution(file_id, rel, kind, run)
+        self._insert(
+            {
+                "file_id": file_id,
+                "path": rel,
+                "sha256": sha,
+                "bytes": size,
+                "mtime_ns": mtime_ns,
+                "kind": kind,
+                "status": "loaded",
+                "reason": why,
+                "study": run[0],
+                "run_id": run[1],
+                "rows_landed": sum(per_table.values()),
+                "rows_by_table": json.dumps(per_table, sort_keys=True),
+                "unknown_lines": unknown_lines,
+                "skipped": json.dumps(skipped, sort_keys=True) if skipped else None,
+                "seen_at": self.now,
+                "landed_at": datetime.now().replace(microsecond=0),
+                "attribution": attribution,
+            }
+        )
+
+    def delete(self, entry: Entry, why: str) -> dict[str, int]:
+        """The raw file of ``entry`` is gone: its rows leave landing (one transaction).
+
+        A loaded file gets a new ``deleted`` row (fresh file id, so the build sees landing
+        changed) and its loaded row becomes ``replaced``; a set-aside entry is marked
+        ``deleted`` where it is. Returns table -> rows removed.
+        """
+        removed: dict[str, int] = {}
+        with self.transaction():
+            if entry.status == "loaded":
+                removed = self.remove_rows(entry.file_id, entry.kind)
+                new_id = self.next_id()
+                self._insert(
+                    {
+                        "file_id": new_id,
+                        "path": entry.path,
+                        "sha256": entry.sha256,
+                        "bytes": entry.bytes,
+                        "mtime_ns": entry.mtime_ns,
+                        "kind": entry.kind,
+                        "status": "deleted",
+                        "reason": f"{why}: {sum(removed.values())} row(s) of file "
+                        f"{entry.file_id} left landing",
+                        "study": entry.study,
+                        "run_id": entry.run_id,
+                        "rows_by_table": json.dumps(removed, sort_keys=True),
+                        "seen_at": self.now,
+                        "deleted_at": self.now,
+                    }
+                )
+                self.con.execute(
+                    f"update {LEDGER} set status = 'replaced', reason = ? where file_id = ?",
+                    [f"deleted (file {new_id})", entry.file_id],
+                )
+            else:
+                self.con.execute(
+                    f"""update {LEDGER} set status = 'deleted', deleted_at = ?,
+                        reason = ? || ' (was set aside: ' || coalesce(reason, '') || ')'
+                        where path = ? and status = 'set_aside'""",
+                    [self.now, why, entry.path],
+                )
+        self.refresh(entry.path)
+        return removed
+
+    def attribution(
+        self, file_id: int, rel: str, kind: str | None, run: tuple[str | None, str | None]
+    ) -> tuple[str | None, str | None]:
+        """(attribution, reason when 'none') of a loaded file; see the module docstring."""
+        if kind is None:
+            return None, None
+        if kind == "manifest" or run[1] is not None:
+            return "run_folder", None
+        if kind in BY_TIME_KINDS:
+            return "by_time", None
+        if kind == "chstatus":
+            untimed = self.con.execute(
+                f"""select count(*) from {warehouse.LANDING}.chstatus_snapshot
+                    where file_id = ? and snapshot_time is null""",
+                [file_id],
+            ).fetchall()[0][0]
+            if not untimed:
+                return "by_time", None
+            what = f"{untimed} CHSTATUS snapshot(s) without a time"
+        elif kind == "driver_csv":
+            unnamed = self.con.execute(
+                f"""select count(*) from {warehouse.LANDING}.driver_results
+                    where file_id = ? and (study is null or run_id is null)""",
+                [file_id],
+            ).fetchall()[0][0]
+            if not unnamed:
+                return "by_columns", None
+            what = f"{unnamed} results row(s) without study and run_id columns"
+        elif kind == "driver_cphtestp" and len(PurePosixPath(rel).parts) > 1:
+            return "by_workload", None
+        else:
+            what = f"a {kind} file attaches only to its run folder"
+        return "none", (
+            f"unattributed: no run.yaml in its folder or above, and {what}: "
+            "its rows reach no mart (put it in a run folder with a run.yaml)"
+        )
+
+    def reattribute(self, folders: dict[str, tuple[str, str]]) -> list[str]:
+        """Follow the run folders as they are now: a file whose folder gained, lost or changed
+        its run.yaml (a run-id edit, a manifest added late or deleted) takes the new study/run.
+
+        Runs after the manifests of the batch are processed; returns the paths updated.
+        """
+        changed: list[str] = []
+        for entry in list(self.entries().values()):
+            if entry.status != "loaded" or entry.kind == "manifest":
+                continue
+            folder = folder_of(entry.path, folders)
+            run = folders[folder] if folder is not None else (None, None)
+            if (entry.study, entry.run_id) == run:
+                continue
+            attribution, why = self.attribution(entry.file_id, entry.path, entry.kind, run)
+            self.con.execute(
+                f"""update {LEDGER} set study = ?, run_id = ?, attribution = ?, reason = ?
+                    where file_id = ?""",
+                [run[0], run[1], attribution, why, entry.file_id],
+            )
+            self.refresh(entry.path)
+            changed.append(entry.path)
+        return changed
+
+
+def folder_of(rel: str, folders: dict) -> str | None:
+    """The nearest folder above ``rel`` (itself excluded) that is a key of ``folders``."""
+    parent = PurePosixPath(rel).parent
+    for candidate in [parent, *parent.parents]:
+        key = str(candidate)
+        if key in folders:
+            return key
+    return None
+
+
+def tables_changed_since(con: duckdb.DuckDBPyConnection, through: int) -> set[str]:
+    """Landing tables whose rows changed (loaded, replaced or deleted) after ledger file id
+    ``through``: the tables of every kind a changed path has had.
+
+    Example:
+        tables_changed_since(con, built_through(con) or 0)  # {'driver_results', ...}
+    """
+    kinds = con.execute(
+        f"""select distinct kind from {LEDGER} where kind is not null
+            and status <> 'set_aside' and path in (
+                select path from {LEDGER} where file_id > ? and status in ('loaded', 'deleted'))""",
+        [through],
+    ).fetchall()
+    tables: set[str] = set()
+    for (kind,) in kinds:
+        try:
+            tables |= {t.name for t in parser_for_kind(kind).tables}
+        except KeyError:
+            continue
+    return tables
+
+
+def unattributed(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
+    """(path, reason) of every loaded file whose rows no run can claim (attribution 'none').
+
+    Example:
+        for path, why in unattributed(con): print(printable(path), printable(why))
+    """
+    return [
+        (p, r)
+        for p, r in con.execute(
+            f"""select path, reason from {LEDGER}
+                where status = 'loaded' and attribution = 'none' order by path"""
+        ).fetchall()
+    ]

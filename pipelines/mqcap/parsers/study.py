@@ -1,0 +1,221 @@
+"""The study file ``data/raw/<study>/study.yaml`` (optional): how a study's report tells it.
+
+It names the study's title and purpose, the order and display names of its configurations,
+the dimensions runs are grouped by (scenario, hardware_model, ...), the baseline configuration
+and notes for the introduction. Validated like ``run.yaml``: every error names the file, the
+line, the field and what was expected. Without a study file the marts use defaults
+(``dim_configuration``: configurations in order of first run, baseline the configuration most
+runs point to as their baseline).
+
+Example::
+
+    study: threadsweep
+    title: Persistent request/responder on two appliance models
+    purpose: What switching the feature on costs in peak throughput and latency
+    baseline: Feature off
+    group_by: [scenario, hardware_model]
+    configurations:
+      - configuration: Feature off
+        display_name: Feature off (baseline)
+      - configuration: Feature on
+    notes:
+      - Generated data, not captured on a real system.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import PurePosixPath
+from typing import Any
+
+import yaml
+
+from mqcap.parsers.base import TEXT_LINEAGE, Batch, ParseContext, Parser, Table
+from mqcap.parsers.manifest import NAME_RE, _Checker, _LineLoader, _Mapping
+
+STUDY_NAMES = ("study.yaml", "study.yml")
+TOP_FIELDS = {
+    "study": "the study name (the folder's name)",
+    "title": "a one-line title",
+    "purpose": "what the study sets out to show (free text)",
+    "baseline": "the configuration the others are compared with",
+    "group_by": "a list of dimensions: scenario, hardware_model, host, platform, persistence, "
+    "or a label name",
+    "configurations": "a list of {configuration, display_name}, in report order",
+    "notes": "a text or a list of texts shown in the introduction",
+}
+DIMENSION_RE = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
+
+STUDY_TABLE = Table(
+    "study_file",
+    {
+        **TEXT_LINEAGE,
+        "study": "VARCHAR",
+        "title": "VARCHAR",
+        "purpose": "VARCHAR",
+        "baseline_configuration": "VARCHAR",
+        "group_by_json": "VARCHAR",
+        "notes_json": "VARCHAR",
+    },
+    "One row per study file (study.yaml).",
+)
+CONFIG_TABLE = Table(
+    "study_configuration",
+    {
+        **TEXT_LINEAGE,
+        "study": "VARCHAR",
+        "configuration": "VARCHAR",
+        "display_name": "VARCHAR",
+        "sort_order": "BIGINT",
+    },
+    "One row per configuration a study file lists, in its order.",
+)
+
+
+def _text(check: _Checker, where: _Mapping, key: Any, field: str, value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        check.fail(where, key, field, "a text value", value)
+    return str(value)
+
+
+def validate(doc: Any, ctx: ParseContext) -> dict:
+    """A checked study file as a plain dict; raises InputError naming line and field."""
+    check = _Checker(ctx)
+    if not isinstance(doc, _Mapping):
+        raise ctx.error("a study file must be a YAML mapping (key: value lines)", line=1)
+    for key in doc:
+        if key not in TOP_FIELDS:
+            check.fail(doc, key, str(key), f"one of {', '.join(TOP_FIELDS)}", key)
+    study = doc.get("study")
+    if study is None:
+        check.fail(doc, None, "study", TOP_FIELDS["study"] + " (required)", None)
+    if not isinstance(study, str | int) or not NAME_RE.match(str(study)):
+        check.fail(doc, "study", "study", TOP_FIELDS["study"], study)
+    folder = PurePosixPath(ctx.source_file).parts
+    if len(folder) >= 2 and folder[-2] != str(study):
+        check.fail(doc, "study", "study", f"the study folder's name {folder[-2]!r}", study)
+    out: dict[str, Any] = {"study": str(study)}
+    for key in ("title", "purpose", "baseline"):
+        out[key] = _text(check, doc, key, key, doc.get(key))
+
+    group_by = doc.get("group_by") or []
+    if isinstance(group_by, str):
+        group_by = [group_by]
+    if not isinstance(group_by, list):
+        check.fail(doc, "group_by", "group_by", TOP_FIELDS["group_by"], group_by)
+    for i, dim in enumerate(group_by):
+        if not isinstance(dim, str) or not DIMENSION_RE.match(dim):
+            check.fail(doc, "group_by", f"group_by[{i}]", "a dimension name (a-z, 0-9, _)", dim)
+    if len(set(group_by)) != len(group_by):
+        check.fail(doc, "group_by", "group_by", "each dimension once", group_by)
+    out["group_by"] = list(group_by)
+
+    notes = doc.get("notes") or []
+    if isinstance(notes, str | int | float) and not isinstance(notes, bool):
+        notes = [str(notes)]
+    if not isinstance(notes, list):
+        check.fail(doc, "notes", "notes", TOP_FIELDS["notes"], notes)
+    for i, note in enumerate(notes):
+        _text(check, doc, "notes", f"notes[{i}]", note)
+        if note is None:
+            check.fail(doc, "notes", f"notes[{i}]", "a text value", note)
+    out["notes"] = [str(n) for n in notes]
+
+    configs = doc.get("configurations") or []
+    if not isinstance(configs, list):
+        check.fail(doc, "configurations", "configurations", TOP_FIELDS["configurations"], configs)
+    out["configurations"] = []
+    seen: set[str] = set()
+    for i, item in enumerate(configs):
+        field = f"configurations[{i}]"
+        if isinstance(item, str | int | float) and not isinstance(item, bool):
+            item = _Mapping({"configuration": str(item)}, {}, doc.lines.get("configurations", 1))
+        if not isinstance(item, _Mapping):
+            check.fail(doc, "configurations", field, "a configuration name or a mapping", item)
+        for key in item:
+            if key not in ("configuration", "display_name"):
+                check.fail(item, key, f"{field}.{key}", "configuration or display_name", key)
+        name = _text(
+            check, item, "configuration", f"{field}.configuration", item.get("configuration")
+        )
+        if name is None:
+            check.fail(
+                item, None, f"{field}.configuration", "a configuration name (required)", None
+            )
+        if name in seen:
+            check.fail(
+                item, "configuration", f"{field}.configuration", "each configuration once", name
+            )
+        seen.add(name)
+        display = _text(
+            check, item, "display_name", f"{field}.display_name", item.get("display_name")
+        )
+        out["configurations"].append((name, display or name))
+    if out["baseline"] is not None and seen and out["baseline"] not in seen:
+        check.fail(
+            doc, "baseline", "baseline", f"one of the listed configurations {sorted(seen)}",
+            out["baseline"],
+        )  # fmt: skip
+    return out
+
+
+def load(ctx: ParseContext) -> dict:
+    """Read and validate one study file."""
+    try:
+        text = ctx.path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ctx.error(f"not UTF-8 text (byte offset {exc.start})", line=1) from None
+    try:
+        doc = yaml.load(text, Loader=_LineLoader)  # SafeLoader subclass: no arbitrary objects
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ctx.error(f"not valid YAML: {problem}", line=line) from None
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise ctx.error(f"not valid YAML: {type(exc).__name__}: {exc}", line=1) from None
+    return validate(doc, ctx)
+
+
+def sniff(head: bytes, name: str) -> bool:
+    # The name decides, as for run.yaml: an invalid study file is reported as one.
+    return name.lower() in STUDY_NAMES
+
+
+def parse(ctx: ParseContext) -> Iterator[Batch]:
+    s = load(ctx)
+    base = {"source_file": ctx.source_file, "source_line": 1, "study": s["study"]}
+    yield (
+        STUDY_TABLE.name,
+        [
+            {
+                **base,
+                "title": s["title"],
+                "purpose": s["purpose"],
+                "baseline_configuration": s["baseline"],
+                "group_by_json": json.dumps(s["group_by"]),
+                "notes_json": json.dumps(s["notes"]),
+            }
+        ],
+    )
+    yield (
+        CONFIG_TABLE.name,
+        [
+            {**base, "configuration": name, "display_name": display, "sort_order": i + 1}
+            for i, (name, display) in enumerate(s["configurations"])
+        ],
+    )
+
+
+PARSER = Parser(
+    kind="study",
+    description="Study file (study.yaml): title, purpose, configuration order, baseline, notes",
+    tables=(STUDY_TABLE, CONFIG_TABLE),
+    sniff=sniff,
+    parse=parse,
+    priority=0,
+)

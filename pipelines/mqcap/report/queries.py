@@ -1,0 +1,557 @@
+"""Reads of the marts for report cells: marts in, DataFrames out, no business logic.
+
+Reports run in a Jupyter kernel; the warehouse comes from ``MQCAP_WAREHOUSE`` (set by
+``mqcap report``), opened read-only so a report never blocks or changes anything. Every query
+here reads ``marts.*`` (or ``meta`` for the last validation) only; a mart another branch has
+not built yet reads as an empty frame, so a report section says what is missing instead of
+crashing.
+
+Example:
+    from mqcap.report import queries as q
+    costs = q.address_space_costs("attls")
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+
+from mqcap.report.labels import PALETTE, label_series
+from mqcap.settings import Settings
+
+
+def warehouse_path() -> Path:
+    """The warehouse the report reads: ``MQCAP_WAREHOUSE``, else the settings' default.
+
+    Example:
+        warehouse_path()  # PosixPath('data/warehouse.duckdb')
+    """
+    return (
+        Settings.load().warehouse
+        if "MQCAP_WAREHOUSE" not in os.environ
+        else Path(os.environ["MQCAP_WAREHOUSE"])
+    )
+
+
+def _con() -> duckdb.DuckDBPyConnection:
+    return duckdb.connect(str(warehouse_path()), read_only=True)
+
+
+def _query(sql: str, params: list | None = None) -> pd.DataFrame:
+    # A connection per query, closed at once: a report's kernel may outlive its render by
+    # seconds while it shuts down, and an open connection would keep the warehouse locked
+    # against the next writer (ingest, build) all that time.
+    con = _con()
+    try:
+        return con.execute(sql, params or []).df()
+    except duckdb.CatalogException as exc:
+        # A mart not built in this warehouse (an older build, a study shape with no data):
+        # the section reads an empty frame and says what is missing. Only a missing table or
+        # column is forgiven; any other error is a bug and propagates.
+        if "does not exist" in str(exc) or "not found" in str(exc):
+            return pd.DataFrame()
+        raise
+    finally:
+        con.close()
+
+
+def _mart(name: str, study: str | None = None, order: str | None = None) -> pd.DataFrame:
+    sql = f"select * from marts.{name}"
+    params: list = []
+    if study is not None:
+        sql += " where study = ?"
+        params.append(study)
+    if order:
+        sql += f" order by {order}"
+    return _query(sql, params)
+
+
+def has_table(schema: str, name: str) -> bool:
+    """Whether ``schema.name`` exists in the warehouse.
+
+    Example:
+        has_table("marts", "fct_fit")  # True
+    """
+    rows = _query(
+        "select 1 from information_schema.tables where table_schema = ? and table_name = ?",
+        [schema, name],
+    )
+    return not rows.empty
+
+
+# ---------------------------------------------------------------------------------------------
+# Studies and runs
+
+
+def studies() -> pd.DataFrame:
+    """One row per study: runs, configurations, workload types, message sizes, first and last
+    measured time (local time of the measured system) and platforms.
+
+    dim_study's counts and local times are used where it is built (its configuration count is
+    the distinct configurations of study.yaml or the manifests); otherwise dim_run's.
+
+    Example:
+        studies()[["study", "runs", "configurations"]]
+    """
+    df = _query(
+        """select study,
+                  count(*) as runs,
+                  count(distinct configuration) as configurations,
+                  string_agg(distinct workload_type, ', ' order by workload_type) as workloads,
+                  min(message_bytes) as min_message_bytes,
+                  max(message_bytes) as max_message_bytes,
+                  min(interval_start) as first_interval,
+                  max(interval_end) as last_interval
+           from marts.dim_run group by study order by study"""
+    )
+    info = _mart("dim_study")
+    if df.empty or info.empty:
+        return df
+    info = info.set_index("study")
+    for column, source in (
+        ("runs", "run_count"),
+        ("configurations", "configuration_count"),
+        ("first_interval", "first_run_start_local"),
+        ("last_interval", "last_run_end_local"),
+        ("platforms", "platforms"),
+        ("title", "title"),
+    ):
+        if source in info:
+            mapped = df["study"].map(info[source])
+            df[column] = mapped.where(mapped.notna(), df[column]) if column in df else mapped
+    return df
+
+
+def headlines() -> pd.DataFrame:
+    """Per study, its first-ranked finding (fct_findings, finding_rank 1).
+
+    Example:
+        headlines().set_index("study").loc["attls", "sentence"]
+    """
+    return _query("select * from marts.fct_findings where finding_rank = 1 order by study")
+
+
+def runs(study: str) -> pd.DataFrame:
+    """The study's runs (dim_run) with ``series`` / ``detail`` labels, in configuration order.
+
+    Example:
+        runs("attls")[["run_id", "configuration", "series"]]
+    """
+    df = _mart("dim_run", study, "run_id")
+    names = display_names(study)
+    df["configuration"] = df["configuration"].astype(str).map(lambda c: names.get(c, c))
+    df = label_series(df)
+    df["configuration"] = _categorical(df["configuration"], study)
+    # Numbers in numeric order (1, 2, 16, 100 threads), never as the text of a series.
+    numeric = [c for c in ("message_bytes", "threads", "recipients") if c in df]
+    df = df.sort_values(["configuration", "workload_type", *numeric, "series", "run_id"])
+    return df.reset_index(drop=True)
+
+
+def configurations(study: str) -> list[str]:
+    """Configuration names in the study's order, as the report shows them.
+
+    dim_configuration (from study.yaml) gives order and display names where it is built;
+    otherwise the configurations of baseline runs come first, then by first appearance.
+
+    Example:
+        configurations("attls")  # ['MQ + System SSL', 'MQ, no TLS', 'MQ + AT-TLS']
+    """
+    named = configuration_names(study)
+    df = _mart("dim_run", study, "run_id")
+    base = df[df["is_baseline"]]["configuration"].tolist() if not df.empty else []
+    rest = df["configuration"].tolist() if not df.empty else []
+    if not named.empty:
+        base, rest = named["configuration"].tolist(), base + rest
+    names = display_names(study)
+    return list(dict.fromkeys(names.get(str(c), str(c)) for c in base + rest))
+
+
+def display_names(study: str) -> dict[str, str]:
+    """Configuration -> the name study.yaml gives it (only those that have one).
+
+    Example:
+        display_names("appliance")  # {'feature_off': 'Feature off', ...}
+    """
+    named = configuration_names(study)
+    if named.empty or "display_name" not in named:
+        return {}
+    named = named[named["display_name"].notna()]
+    return dict(
+        zip(named["configuration"].astype(str), named["display_name"].astype(str), strict=True)
+    )
+
+
+def _categorical(values: pd.Series, study: str) -> pd.Categorical:
+    # Display names and the study's order, so tables sort and charts colour the same way.
+    names = display_names(study)
+    shown = values.astype(str).map(lambda c: names.get(c, c))
+    order = configurations(study)
+    order += [c for c in dict.fromkeys(shown) if c not in order]
+    return pd.Categorical(shown, categories=order, ordered=True)
+
+
+def config_colors(study: str) -> dict[str, str]:
+    """Configuration -> colour, the same in every chart of a study report.
+
+    Example:
+        config_colors("attls")["MQ + AT-TLS"]  # '#f28e2b'
+    """
+    return {c: PALETTE[i % len(PALETTE)] for i, c in enumerate(configurations(study))}
+
+
+def environment(study: str) -> pd.DataFrame:
+    """What the manifests say about where and when the study ran, one row per system.
+
+    Example:
+        environment("attls")  # system_id, qmgr, runs, first_start, last_end
+    """
+    return _query(
+        """select coalesce(system_id, '–') as system_id, coalesce(qmgr, '–') as qmgr,
+                  count(*) as runs, min(interval_start) as first_start,
+                  max(interval_end) as last_end
+           from marts.dim_run where study = ? group by all order by 1, 2""",
+        [study],
+    )
+
+
+def _with_runs(df: pd.DataFrame, study: str, columns: list[str] | None = None) -> pd.DataFrame:
+    """Join a mart frame to the study's run labels (series, detail, workload) on run_id."""
+    if df.empty or "run_id" not in df:
+        return df
+    labels = runs(study)
+    keep = ["run_id", "series", "detail", "workload_type"] + (columns or [])
+    keep = [c for c in dict.fromkeys(keep) if c in labels]
+    out = df.merge(labels[keep], on="run_id", how="left", suffixes=("", "_run"))
+    if "configuration" in out:
+        out["configuration"] = _categorical(out["configuration"], study)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Mart readers
+
+
+def driver_results(study: str) -> pd.DataFrame:
+    """Achieved rate and round trip per run (fct_driver_results) with run labels.
+
+    Example:
+        driver_results("attls")[["series", "message_bytes", "round_trip_us"]]
+    """
+    return _with_runs(_mart("fct_driver_results", study, "configuration, message_bytes"), study)
+
+
+def address_space_costs(study: str) -> pd.DataFrame:
+    """CPU microseconds per transaction by run and address-space role, message workloads only.
+
+    Example:
+        address_space_costs("attls").pivot_table(index="series", columns="role",
+                                                 values="cpu_us_per_txn")
+    """
+    df = _query(
+        """select c.run_id, c.configuration, c.message_bytes, c.role, c.cpu_source,
+                  c.cpu_s, c.transactions, c.cpu_us_per_txn
+           from marts.fct_address_space_cost c
+           join marts.dim_run r using (run_key)
+           where c.study = ? and r.workload_type in ('request_reply', 'streaming', 'put_get',
+                                                     'other')
+           order by c.message_bytes, c.run_id, c.role""",
+        [study],
+    )
+    return _with_runs(df, study)
+
+
+def comparisons(study: str, measures: list[str] | None = None) -> pd.DataFrame:
+    """Variant against baseline per run, measure and subject (fct_comparison) with labels.
+
+    ``baseline_series`` names the baseline run's series, so a table can group variants by the
+    run they are compared with.
+
+    Example:
+        comparisons("attls", ["round_trip_us"])[["series", "message_bytes", "pct_change"]]
+    """
+    df = _query(
+        """select c.run_id, c.configuration, c.message_bytes, b.run_id as baseline_run_id,
+                  c.baseline_configuration, c.measure, c.subject, c.unit,
+                  c.baseline_value, c.variant_value, c.difference, c.pct_change
+           from marts.fct_comparison c
+           join marts.dim_run b on b.run_key = c.baseline_run_key
+           where c.study = ?
+           order by c.measure, c.subject, c.message_bytes, c.run_id""",
+        [study],
+    )
+    if df.empty:
+        return df
+    if measures is not None:
+        df = df[df["measure"].isin(measures)]
+    df = _with_runs(df, study)
+    base = runs(study)[["run_id", "series", "workload_type"]].rename(
+        columns={
+            "run_id": "baseline_run_id",
+            "series": "baseline_series",
+            "workload_type": "baseline_workload_type",
+        }
+    )
+    return df.merge(base, on="baseline_run_id", how="left")
+
+
+def fits(study: str) -> pd.DataFrame:
+    """Least-squares lines ``y = a * x + b`` per configuration (fct_fit).
+
+    Example:
+        fits("protection").query("measure == 'cpu_us_per_txn' and subject == 'TOTAL'")
+    """
+    df = _mart("fct_fit", study, "x_name, measure, subject, configuration")
+    if df.empty:
+        return df
+    df["configuration"] = _categorical(df["configuration"], study)
+    return df.sort_values(["x_name", "measure", "subject", "configuration"]).reset_index(drop=True)
+
+
+def fit_points(study: str) -> pd.DataFrame:
+    """The measured points behind the fits: one row per run x measure x subject, with x values.
+
+    CPU per transaction comes per role and as TOTAL (the sum of the roles) from
+    fct_address_space_cost; rate and round trip from fct_driver_results.
+
+    Example:
+        fit_points("protection").query("subject == 'TOTAL'")[["run_id", "message_bytes", "y"]]
+    """
+    df = _query(
+        """with cost as (
+               select run_key, 'cpu_us_per_txn' as measure, role as subject, cpu_us_per_txn as y
+               from marts.fct_address_space_cost where study = ?
+               union all
+               select run_key, 'cpu_us_per_txn', 'TOTAL', sum(cpu_us_per_txn)
+               from marts.fct_address_space_cost where study = ? group by run_key
+           ),
+           driver as (
+               select run_key, 'round_trip_us' as measure, 'RUN' as subject,
+                      round_trip_us as y
+               from marts.fct_driver_results where study = ?
+               union all
+               select run_key, 'rate_per_s', 'RUN', rate_per_s
+               from marts.fct_driver_results where study = ?
+           )
+           select r.run_id, r.configuration, r.message_bytes, r.recipients, r.threads,
+                  r.key_bits, p.measure, p.subject, p.y
+           from (select * from cost union all select * from driver) p
+           join marts.dim_run r using (run_key)
+           where p.y is not null""",
+        [study] * 4,
+    )
+    return _with_runs(df, study)
+
+
+def chinit_tasks(study: str) -> pd.DataFrame:
+    """Channel-initiator task statistics per run and task type (SMF class 4, fct_chinit_tasks).
+
+    Example:
+        chinit_tasks("attls")[["series", "task_type", "cpu_us_per_request", "busy_pct"]]
+    """
+    df = _mart("fct_chinit_tasks", study, "message_bytes, run_id, task_type")
+    return _with_runs(df, study)
+
+
+def channel_network(study: str) -> pd.DataFrame:
+    """Per run and channel: SMF channel accounting beside DISPLAY CHSTATUS percentiles.
+
+    Accounting (fct_channel_accounting) gives messages, batches, achieved batch size and
+    NETTIME average / min / max; status (fct_channel_status) gives XBATCHSZ and NETTIME
+    percentiles. Either side may be missing for a channel.
+
+    Example:
+        channel_network("attls")[["series", "channel_name", "xbatchsz_short_p50"]]
+    """
+    df = _query(
+        """select coalesce(a.run_id, s.run_id) as run_id,
+                  coalesce(a.configuration, s.configuration) as configuration,
+                  coalesce(a.message_bytes, s.message_bytes) as message_bytes,
+                  coalesce(a.channel_name, s.channel_name) as channel_name,
+                  s.channel_type, a.messages, a.batches, a.achieved_batch_size,
+                  a.nettime_avg_us, a.nettime_min_us, a.nettime_max_us,
+                  s.snapshots, s.xbatchsz_short_p50, s.xbatchsz_long_max,
+                  s.nettime_short_p50_us, s.nettime_short_p95_us, s.nettime_short_max_us
+           from (select * from marts.fct_channel_accounting where study = ?) a
+           full outer join (select * from marts.fct_channel_status where study = ?) s
+             on a.run_key = s.run_key and a.channel_name = s.channel_name
+           order by 3, 1, 4""",
+        [study, study],
+    )
+    return _with_runs(df, study)
+
+
+def netstat_series(study: str) -> pd.DataFrame:
+    """NETSTAT polls per run and TCP connection (fct_netstat_series) with run labels.
+
+    Example:
+        netstat_series("attls")[["series", "seconds_into_run", "congestion_window_bytes"]]
+    """
+    df = _mart("fct_netstat_series", study, "run_id, connection_id, poll_no")
+    return _with_runs(df, study)
+
+
+def crypto(study: str) -> pd.DataFrame:
+    """Crypto card utilisation per run, card, function and scope (fct_crypto), with workload.
+
+    Example:
+        crypto("keysize")[["cipher_prefix", "key_strength", "util_pct"]]
+    """
+    df = _mart("fct_crypto", study, "run_id, card_id, crypto_function, scope")
+    return _with_runs(df, study, ["message_bytes"])
+
+
+def channel_starts(study: str) -> pd.DataFrame:
+    """Channel start / stop runs (fct_channel_starts): rate, time and CPU per channel.
+
+    Example:
+        channel_starts("attls")[["series", "channel_operation", "rate_per_s"]]
+    """
+    df = _mart("fct_channel_starts", study, "channel_operation, configuration, run_id")
+    return _with_runs(df, study)
+
+
+def run_files(study: str) -> pd.DataFrame:
+    """Every raw file behind every run (fct_run_files): name, sha256 prefix, kind, rows.
+
+    Example:
+        run_files("attls")[["run_id", "source_file", "sha256_prefix", "rows_landed"]]
+    """
+    return _mart("fct_run_files", study, "run_id, source_file")
+
+
+def validation_failures() -> list[str]:
+    """Messages of the last failed GX checks (for a report rendered anyway).
+
+    Example:
+        validation_failures()  # ['marts.fct_fit: r_squared between 0 and 1 failed ...']
+    """
+    if not has_table("meta", "validation_result"):
+        return []
+    rows = _query(
+        """select details from meta.validation_result
+           where not success
+             and validated_at = (select max(validated_at) from meta.validation_result)"""
+    ).itertuples(index=False)
+    return [m for (d,) in rows for m in json.loads(d or "[]")]
+
+
+# ---------------------------------------------------------------------------------------------
+# Study-level marts (dim_study, dim_configuration, fct_study_shape, fct_findings) and the marts
+# of the thread-sweep and rate-target shapes. Each reads as an empty frame where not built.
+
+
+def study_info(study: str) -> dict:
+    """The study's row of dim_study (title, purpose, baseline, notes, group_by, counts), or
+    an empty dict when the mart or the row is missing.
+
+    ``group_by``, ``shapes`` and ``notes`` are decoded from their JSON text into lists.
+
+    Example:
+        study_info("attls").get("configuration_count")  # 3
+    """
+    df = _mart("dim_study", study) if has_table("marts", "dim_study") else pd.DataFrame()
+    if df.empty:
+        return {}
+    row = df.iloc[0].to_dict()
+    for key in ("group_by", "shapes", "notes"):
+        # dim_study stores lists as JSON text in ``<name>_json``.
+        value = row.pop(f"{key}_json", row.get(key))
+        if isinstance(value, str):
+            row[key] = json.loads(value or "[]")
+        elif value is None or (isinstance(value, float) and pd.isna(value)):
+            row[key] = []
+        else:
+            row[key] = list(value)
+    return row
+
+
+def study_shapes(study: str) -> list[str]:
+    """The study shapes fct_study_shape recognised (message_size_sweep, thread_sweep, ...).
+
+    Example:
+        study_shapes("attls")  # ['message_size_sweep', 'channel_start_stop']
+    """
+    df = _mart("fct_study_shape", study)
+    return [] if df.empty else list(dict.fromkeys(df["shape"].astype(str)))
+
+
+def configuration_names(study: str) -> pd.DataFrame:
+    """dim_configuration: configuration, display_name, sort_order, is_baseline, in order.
+
+    Example:
+        configuration_names("attls")[["configuration", "display_name"]]
+    """
+    return _mart("dim_configuration", study, "sort_order, configuration")
+
+
+def findings(study: str) -> pd.DataFrame:
+    """The study's findings (fct_findings), best-ranked first.
+
+    Example:
+        findings("attls")[["finding_rank", "sentence", "section_anchor"]]
+    """
+    return _mart("fct_findings", study, "finding_rank")
+
+
+def thread_sweep(study: str) -> pd.DataFrame:
+    """Rate and round trip per configuration x group x size x persistence x threads.
+
+    Example:
+        thread_sweep("appliance")[["configuration", "threads", "rate_per_s"]]
+    """
+    df = _mart("fct_thread_sweep", study, "configuration, message_bytes, threads")
+    return _ordered(df, study)
+
+
+def sweep_summary(study: str) -> pd.DataFrame:
+    """Per sweep (configuration x group x size x persistence): maximum rate, threads at the
+    maximum, single-thread round trip, and both against the baseline configuration.
+
+    Example:
+        sweep_summary("appliance")[["configuration", "max_rate_per_s", "max_rate_pct_change"]]
+    """
+    df = _mart("fct_sweep_summary", study, "message_bytes, configuration")
+    return _ordered(df, study)
+
+
+def rate_targets(study: str) -> pd.DataFrame:
+    """Per rate-targeted run: target and achieved rate, sustained or not, XQTIME, backlog.
+
+    Example:
+        rate_targets("streaming")[["run_id", "target_rate_per_s", "sustained"]]
+    """
+    df = _mart("fct_rate_target", study, "run_id")
+    return _with_runs(df, study) if not df.empty else df
+
+
+def cost_deltas(study: str) -> pd.DataFrame:
+    """CPU per transaction per run and role (with 'MQ' = MSTR + CHIN) against the baseline.
+
+    Example:
+        cost_deltas("attls").query("role == 'MQ'")[["run_id", "delta_us_per_txn"]]
+    """
+    df = _mart("fct_cost_delta", study, "run_id, role")
+    return _with_runs(df, study) if not df.empty else df
+
+
+def chinit_task_stack(study: str) -> pd.DataFrame:
+    """CPU and wait per request per run and channel-initiator task type (MP16's stack).
+
+    Example:
+        chinit_task_stack("attls")[["run_id", "task_type", "cpu_us_per_request"]]
+    """
+    df = _mart("fct_chinit_task_stack", study, "run_id, task_type")
+    return _with_runs(df, study) if not df.empty else df
+
+
+def _ordered(df: pd.DataFrame, study: str) -> pd.DataFrame:
+    # Configurations in the study's order (dim_configuration, else baseline first).
+    if df.empty or "configuration" not in df:
+        return df
+    df["configuration"] = _categorical(df["configuration"], study)
+    return df

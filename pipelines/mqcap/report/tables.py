@@ -1,0 +1,426 @@
+"""Shaping mart frames for report tables (pure pandas, no warehouse access).
+
+Example:
+    from mqcap.report import queries as q, tables as t
+    t.cost_table(q.address_space_costs("attls"))
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pandas as pd
+
+from mqcap.report.labels import KEY_STRENGTHS, MESSAGE_WORKLOADS, ROLES, size_label
+
+
+def cost_table(costs: pd.DataFrame) -> pd.DataFrame:
+    """Cost per transaction: one row per message size and series, one column per role + Total.
+
+    Example:
+        cost_table(address_space_costs("attls")).columns  # size, series, MSTR, CHIN, ...
+    """
+    if costs.empty:
+        return pd.DataFrame()
+    wide = costs.pivot_table(
+        index=["message_bytes", "configuration", "series"],
+        columns="role",
+        values="cpu_us_per_txn",
+        aggfunc="sum",
+        observed=True,
+    )
+    roles = [r for r in ROLES if r in wide.columns]
+    wide = wide[roles]
+    wide["Total"] = wide.sum(axis=1, min_count=1)
+    wide = wide.reset_index().sort_values(["message_bytes", "configuration", "series"])
+    wide.insert(0, "Size", wide.pop("message_bytes").map(size_label))
+    details = costs.drop_duplicates("series").set_index("series")["detail"]
+    wide["series"] = wide["series"].map(details)
+    wide["configuration"] = wide["configuration"].astype(str)
+    wide = wide.rename(columns={"configuration": "Configuration", "series": "Variant"})
+    if (wide["Variant"].fillna("") == "").all():
+        wide = wide.drop(columns="Variant")
+    wide.columns.name = None
+    return wide.reset_index(drop=True)
+
+
+def comparison_tables(
+    comps: pd.DataFrame, values: pd.DataFrame, measure: str, change_label: str
+) -> list[tuple[str, pd.DataFrame]]:
+    """Seed-000-style tables: sizes as columns, series as rows, a "% change" row per variant.
+
+    One table per baseline series (the runs compared with the same baseline configuration).
+    ``values`` holds the measure per run (run_id, series, message_bytes, ``measure``); values
+    are formatted as text here so value and % rows share a column.
+
+    Example:
+        comparison_tables(comparisons(s, ["round_trip_us"]), driver_results(s),
+                          "round_trip_us", "% increase in round-trip time")
+    """
+    if comps.empty or values.empty:
+        return []
+    mine = comps[comps["measure"] == measure]
+    mine = mine[mine["workload_type"].isin(MESSAGE_WORKLOADS)]
+    if mine.empty:
+        return []
+    tables = []
+    for baseline, group in mine.groupby("baseline_series", sort=False):
+        if group.duplicated(["series", "message_bytes"]).any():
+            # Runs the labels cannot tell apart at one size: no single cell per size exists.
+            continue
+        sizes = sorted(group["message_bytes"].dropna().unique())
+        columns = [size_label(s) for s in sizes]
+        rows: list[dict[str, str]] = []
+        base_row = {"Configuration": str(baseline)}
+        base_values = group.drop_duplicates("message_bytes").set_index("message_bytes")
+        for size, label in zip(sizes, columns, strict=True):
+            base_row[label] = _fmt_value(base_values.loc[size, "baseline_value"], measure)
+        rows.append(base_row)
+        several = group["series"].nunique() > 1
+        for series, variant in group.groupby("series", sort=False):
+            by_size = variant.set_index("message_bytes")
+            value_row = {"Configuration": str(series)}
+            # With several variants each "% change" row says whose it is.
+            pct_row = {"Configuration": f"{change_label}, {series}" if several else change_label}
+            for size, label in zip(sizes, columns, strict=True):
+                if size in by_size.index:
+                    value_row[label] = _fmt_value(by_size.loc[size, "variant_value"], measure)
+                    pct = by_size.loc[size, "pct_change"]
+                    pct_row[label] = "–" if pd.isna(pct) else f"{pct:+.2f}"
+                else:
+                    value_row[label] = pct_row[label] = "–"
+            rows += [value_row, pct_row]
+        tables.append((str(baseline), pd.DataFrame(rows, columns=["Configuration", *columns])))
+    return tables
+
+
+def _fmt_value(value: object, measure: str) -> str:
+    if value is None or pd.isna(value):
+        return "–"
+    v = float(value)
+    if measure == "rate_per_s" and abs(v) < 100:
+        return f"{v:,.2f}"
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.1f}"
+
+
+def fit_table(fit: pd.DataFrame) -> pd.DataFrame:
+    """The fits as a compact table: a and b, each with its 95% confidence interval, R², n.
+
+    Example:
+        fit_table(fits("protection"))["a"]
+    """
+    a = [
+        _with_ci(v, lo, hi, 5)
+        for v, lo, hi in zip(
+            fit["slope_a"], fit["slope_a_ci95_low"], fit["slope_a_ci95_high"], strict=True
+        )
+    ]
+    b = [
+        _with_ci(v, lo, hi, 1)
+        for v, lo, hi in zip(
+            fit["intercept_b"],
+            fit["intercept_b_ci95_low"],
+            fit["intercept_b_ci95_high"],
+            strict=True,
+        )
+    ]
+    # A configuration may have several fits (one per cipher, say): name what tells them apart,
+    # the held-constant values that vary between the rows.
+    held = [
+        dict(part.split("=", 1) for part in str(h).split(", ") if "=" in part)
+        for h in fit["held_constant"]
+    ]
+    varying = [k for k in (held[0] if held else {}) if len({h.get(k) for h in held}) > 1]
+    columns: dict[str, object] = {
+        "Configuration": fit["configuration"].astype(str).to_numpy(),
+    }
+    if varying:
+        columns["Held constant"] = [
+            ", ".join(h.get(k, "-") if k == "cipher" else f"{k}={h.get(k, '-')}" for k in varying)
+            for h in held
+        ]
+    out = pd.DataFrame(
+        {
+            **columns,
+            "x": fit["x_name"].map(lambda x: x.replace("_", " ")).to_numpy(),
+            "a": a,
+            "b": b,
+            "r_squared": fit["r_squared"].to_numpy(),
+            "n": fit["n_points"].to_numpy(),
+        }
+    )
+    return out.reset_index(drop=True)
+
+
+def _with_ci(value: object, lo: object, hi: object, places: int) -> str:
+    # "a (low – high)": the estimate with its 95% interval, one column instead of two.
+    if value is None or pd.isna(value):
+        return "–"
+    text = f"{float(value):,.{places}f}"
+    if lo is None or hi is None or pd.isna(lo) or pd.isna(hi):
+        return text
+    return f"{text} ({float(lo):,.{places}f} – {float(hi):,.{places}f})"
+
+
+def fit_lines(fit: pd.DataFrame, steps: int = 24) -> pd.DataFrame:
+    """Points along each fitted line from its smallest to its largest x, for a chart.
+
+    Example:
+        fit_lines(fits("protection"))[["configuration", "x", "y"]]
+    """
+    rows = []
+    for row in fit.itertuples(index=False):
+        lo, hi = float(row.min_x), float(row.max_x)
+        for k in range(steps + 1):
+            x = lo + (hi - lo) * k / steps
+            rows.append(
+                {
+                    "configuration": str(row.configuration),
+                    # One line per fit: a configuration can have several (one per cipher).
+                    "fit": f"{row.configuration} {row.held_constant}",
+                    "x_name": row.x_name,
+                    "measure": row.measure,
+                    "subject": row.subject,
+                    "x": x,
+                    "y": row.slope_a * x + row.intercept_b,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def crypto_by_strength(crypto_df: pd.DataFrame) -> pd.DataFrame:
+    """Seed-001-style pivot: TLS version x cipher prefix rows, key strengths as columns.
+
+    The value is the highest utilisation % of the card among the runs of that cell ("up to",
+    as the published table reads), over the LPAR scope when both scopes are there.
+
+    Example:
+        crypto_by_strength(crypto("keysize"))  # TLS | Cipher prefix | Medium | High | ...
+    """
+    df = crypto_df[crypto_df["key_strength"].notna()]
+    if "scope" in df and (df["scope"] == "lpar").any():
+        df = df[df["scope"] == "lpar"]
+    if df.empty:
+        return pd.DataFrame()
+    df = df.assign(
+        tls=df["tls_version"].map(lambda v: f"TLS {v}" if pd.notna(v) else "–"),
+        prefix=df["cipher_prefix"].fillna("–"),
+    )
+    wide = df.pivot_table(
+        index=["tls", "prefix"], columns="key_strength", values="util_pct", aggfunc="max"
+    )
+    strengths = [s for s in KEY_STRENGTHS if s in wide.columns] + [
+        s for s in wide.columns if s not in KEY_STRENGTHS
+    ]
+    wide = wide[strengths].reset_index()
+    wide.columns.name = None
+    return wide.rename(
+        columns={"tls": "TLS", "prefix": "Cipher prefix"}
+        | {s: str(s).replace("_", " ").capitalize() + " %" for s in strengths}
+    )
+
+
+def start_time_increase(starts: pd.DataFrame) -> pd.DataFrame:
+    """Seed-001-style: % increase in time to start a channel, by cipher prefix and key strength.
+
+    Per cipher, time per channel (1,000,000 / start rate) at each strength against the next
+    weaker one; per prefix, the largest increase ("up to").
+
+    Example:
+        start_time_increase(channel_starts("keysize"))  # prefix | Medium → High | High → ...
+    """
+    df = starts[(starts["channel_operation"] == "start") & starts["key_strength"].notna()]
+    if df.empty or df["key_strength"].nunique() < 2:
+        return pd.DataFrame()
+    df = df.assign(
+        prefix=df["cipher_prefix"].fillna("–"),
+        tls=df["tls_version"].map(lambda v: f"TLS {v}" if pd.notna(v) else "–"),
+    )
+    times = df.pivot_table(
+        index=["tls", "prefix", "cipher"],
+        columns="key_strength",
+        values="time_per_channel_us",
+        aggfunc="mean",
+    )
+    steps = list(itertools.pairwise(KEY_STRENGTHS))
+    out = pd.DataFrame(index=times.index)
+    labels = []
+    for weak, strong in steps:
+        if weak in times.columns and strong in times.columns:
+            label = f"{weak.replace('_', ' ').capitalize()} → {strong.replace('_', ' ')} %"
+            out[label] = (times[strong] - times[weak]) / times[weak] * 100
+            labels.append(label)
+    if not labels:
+        return pd.DataFrame()
+    result = out.groupby(level=["tls", "prefix"]).max().reset_index()
+    return result.rename(columns={"tls": "TLS", "prefix": "Cipher prefix"})
+
+
+# ---------------------------------------------------------------------------------------------
+# Thread sweeps, rate targets, cost deltas
+
+# Address spaces of the cost-delta table: MQ (= MSTR + CHIN) right after its two parts.
+DELTA_ROLES = ["MSTR", "CHIN", "MQ", "TCPIP", "AMSM", "APP", "OTHER", "TOTAL"]
+_GROUP_LABELS = {"scenario": "Scenario", "hardware_model": "Model", "persistence": "Persistence"}
+
+
+def _pct(value: object) -> str:
+    # Adding 0.0 turns a rounded -0.0 (float noise around an unchanged value) into +0.0.
+    return "–" if value is None or pd.isna(value) else f"{round(float(value), 1) + 0.0:+.1f}%"
+
+
+def _num(value: object, places: int = 0) -> str:
+    return "–" if value is None or pd.isna(value) else f"{float(value):,.{places}f}"
+
+
+def _pct_column(df: pd.DataFrame, stem: str) -> str | None:
+    # The mart names the % change of a measure "<stem>..._pct_change".
+    return next((c for c in df.columns if c.startswith(stem) and c.endswith("pct_change")), None)
+
+
+def sweep_summary_table(summary: pd.DataFrame, group_by: list[str]) -> pd.DataFrame:
+    """One row per sweep: maximum rate, the threads where it is reached, single-thread round
+    trip, each with its % change against the baseline configuration's sweep.
+
+    Grouping columns (scenario, model, ...) come first and only when they vary; rows are in
+    group, message-size (numeric) and configuration order.
+
+    Example:
+        sweep_summary_table(sweep_summary("appliance"), ["scenario", "hardware_model"])
+    """
+    if summary.empty:
+        return pd.DataFrame()
+    dims = [d for d in [*group_by, "persistence"] if d in summary and summary[d].nunique() > 1]
+    df = summary.sort_values([*dims, "message_bytes", "configuration"])
+    rate_pct = _pct_column(df, "max_rate")
+    rt_pct = _pct_column(df, "single_thread")
+    out = pd.DataFrame(
+        {_GROUP_LABELS.get(d, d.replace("_", " ").capitalize()): df[d].astype(str) for d in dims}
+    )
+    out["Size"] = df["message_bytes"].map(size_label)
+    out["Configuration"] = df["configuration"].astype(str)
+    out["Max rate /s"] = df["max_rate_per_s"].map(lambda v: _num(v, 1))
+    out["Threads at max"] = df["threads_at_max"].map(_num)
+    out["Max rate vs baseline"] = df[rate_pct].map(_pct) if rate_pct else "–"
+    out["1-thread round trip µs"] = df["single_thread_round_trip_us"].map(_num)
+    out["1-thread vs baseline"] = df[rt_pct].map(_pct) if rt_pct else "–"
+    if "saturates" in df:
+        out["Saturates"] = df["saturates"].map({True: "yes", False: "no"}).fillna("–")
+    return out.reset_index(drop=True)
+
+
+def rate_target_table(targets: pd.DataFrame) -> pd.DataFrame:
+    """Per rate-targeted run: target, achieved, achieved % of target, sustained or not (with the
+    mart's threshold), XQTIME p95 and the backlog signal.
+
+    Example:
+        rate_target_table(rate_targets("streaming"))
+    """
+    if targets.empty:
+        return pd.DataFrame()
+    df = targets
+    out = pd.DataFrame(
+        {
+            "Run": df["series"].astype(str) if "series" in df else df["run_id"],
+            "Size": df["message_bytes"].map(size_label) if "message_bytes" in df else "–",
+            "Target /s": df["target_rate_per_s"].map(_num),
+            "Achieved /s": df["achieved_rate_per_s"].map(_num),
+            "Achieved %": df["achieved_pct"].map(lambda v: _num(v, 1)),
+            "Sustained": df["sustained"].map({True: "yes", False: "NOT sustained"}).fillna("–"),
+        }
+    )
+    if "xqtime_p95_us" in df:
+        out["XQTIME p95 µs"] = df["xqtime_p95_us"].map(_num)
+    if "backlog_growing" in df:
+        out["XQTIME backlog"] = (
+            df["backlog_growing"].map({True: "growing", False: "no"}).fillna("–")
+        )
+    return out.reset_index(drop=True)
+
+
+def cost_delta_table(deltas: pd.DataFrame) -> pd.DataFrame:
+    """Cost per transaction by address space with a "Δ vs baseline" row under every variant
+    run: µs difference and % change per role, MQ (= MSTR + CHIN) as its own column.
+
+    Example:
+        cost_delta_table(cost_deltas("attls")).columns  # Size, Run, Row, MSTR, CHIN, MQ, ...
+    """
+    if deltas.empty:
+        return pd.DataFrame()
+    roles = [r for r in DELTA_ROLES if r in set(deltas["role"])]
+    rows = []
+    keys = ["message_bytes", "configuration", "series", "run_id"]
+    ordered = deltas.sort_values(["message_bytes", "configuration", "series"])
+    for (size, _config, series, _run), part in ordered.groupby(keys, sort=False, observed=True):
+        by_role = part.set_index("role")
+        value = {"Size": size_label(size), "Run": str(series), "Row": "µs/txn"}
+        delta = {"Size": "", "Run": "", "Row": "Δ vs baseline"}
+        for role in roles:
+            if role not in by_role.index:
+                value[role] = delta[role] = "–"
+                continue
+            r = by_role.loc[role]
+            value[role] = _num(r["cpu_us_per_txn"], 1)
+            d = r.get("delta_us_per_txn")
+            delta[role] = (
+                "–"
+                if d is None or pd.isna(d)
+                else f"{round(float(d), 1) + 0.0:+,.1f} ({_pct(r.get('pct_change'))})"
+            )
+        rows.append(value)
+        # A baseline run compared with itself has no difference worth a row.
+        own_baseline = "is_baseline" in part and bool(part["is_baseline"].fillna(False).all())
+        if not own_baseline and any(delta[r] != "–" for r in roles):
+            rows.append(delta)
+    return pd.DataFrame(rows, columns=["Size", "Run", "Row", *roles])
+
+
+def where_measured(runs: pd.DataFrame) -> list[str]:
+    """One phrase per system the runs were measured on: platform, host or model, z/OS
+    system id and queue manager where the manifests name them, and the run count.
+
+    An appliance or a Linux host has no SMF id: it is named by its host or model instead of
+    a bare "system –".
+
+    Example:
+        where_measured(runs("attls"))  # ['z/OS system SYSA, queue manager QML1 (44 runs)']
+    """
+    if runs.empty:
+        return []
+    platform_names = {"zos": "z/OS", "distributed": "distributed", "appliance": "MQ Appliance"}
+    cols = [c for c in ("platform", "host", "hardware_model", "system_id", "qmgr") if c in runs]
+    # Missing values read as "" so groupby keeps them and the phrase leaves them out.
+    keyed = runs[cols].astype("object").map(lambda v: "" if v is None or pd.isna(v) else str(v))
+    phrases = []
+    for key, group in keyed.groupby(cols, sort=True) if cols else []:
+        row = dict(zip(cols, key if isinstance(key, tuple) else (key,), strict=True))
+        parts = []
+        platform = row.get("platform")
+        if platform:
+            parts.append(platform_names.get(str(platform), str(platform)))
+        if row.get("host"):
+            parts.append(f"host {row['host']}")
+        if row.get("hardware_model"):
+            parts.append(f"model {row['hardware_model']}")
+        if row.get("system_id"):
+            parts.append(f"system {row['system_id']}")
+        if row.get("qmgr"):
+            parts.append(f"queue manager {row['qmgr']}")
+        what = ", ".join(parts) or "a system the manifests do not name"
+        phrases.append(f"{what} ({len(group)} run{'s' if len(group) != 1 else ''})")
+    return phrases
+
+
+def interval_span(runs: pd.DataFrame) -> tuple[object, object, int]:
+    """First start and last end of the measured intervals (local time of the measured
+    system, the ``_local`` columns where the mart has them) and how many runs have none.
+
+    Example:
+        first, last, missing = interval_span(runs("attls"))
+    """
+    start = "interval_start_local" if "interval_start_local" in runs else "interval_start"
+    end = "interval_end_local" if "interval_end_local" in runs else "interval_end"
+    if start not in runs or end not in runs:
+        return None, None, len(runs)
+    missing = int(runs[start].isna().sum())
+    return runs[start].min(), runs[end].max(), missing

@@ -1,0 +1,215 @@
+"""A small warehouse holding only the marts the report modules read, filled by hand.
+
+Unit tests of ``mqcap.report`` (queries, tables, charts) and the render test of a study of
+hundreds of runs use it: no dbt build, so the tests stay fast and every value is known. The
+columns follow the issue-15 contract between reports-data and reports-view
+(/work/wt/COORDINATION.md); a mart left out reads as an empty frame, as in an older warehouse.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+
+THREADS = [1, 2, 4, 8, 16, 32, 64, 100, 150, 200]
+SIZES = [256, 2048, 20480, 102400]
+SCENARIOS = ["request_responder", "fire_and_forget"]
+MODELS = ["M2002A", "M2002B"]
+CONFIGS = {"feature_off": "Feature off", "feature_on": "Feature on"}
+
+
+def sweep_rate(config: str, threads: int, size: int) -> float:
+    """A saturating curve: rate rises with threads then flattens; the feature costs 10%.
+
+    Example:
+        round(sweep_rate("feature_off", 1, 256))  # 975
+    """
+    top = 40000.0 / (1 + size / 20480)
+    rate = top * threads / (threads + 40 * top / 40000.0)
+    rate = min(rate, 1000.0 * threads) if threads == 1 else rate
+    return rate * (0.9 if config == "feature_on" else 1.0)
+
+
+def thread_sweep_study(study: str = "appliance") -> dict[str, pd.DataFrame]:
+    """The marts of a distributed thread-sweep study: 2 configurations x 2 scenarios x 2
+    models x 4 sizes x 10 thread counts = 320 sweep points, 2 runs each (640 runs).
+
+    Example:
+        frames = thread_sweep_study(); len(frames["dim_run"])  # 640
+    """
+    runs, sweep = [], []
+    key = itertools.count(1)
+    for config, scenario, model, size, threads in itertools.product(
+        CONFIGS, SCENARIOS, MODELS, SIZES, THREADS
+    ):
+        rate = sweep_rate(config, threads, size)
+        rt = threads / rate * 1e6
+        for rep in (1, 2):
+            run_id = f"{config}-{scenario[:4]}-{model[-1]}-{size}-{threads}t-r{rep}"
+            runs.append(
+                {
+                    "run_key": next(key),
+                    "run_id": run_id,
+                    "study": study,
+                    "configuration": config,
+                    "workload_type": "request_reply",
+                    "message_bytes": size,
+                    "threads": threads,
+                    "persistence": "persistent",
+                    "scenario": scenario,
+                    "hardware_model": model,
+                    "platform": "appliance",
+                    "host": f"mqa-{model[-1].lower()}",
+                    "system_id": None,
+                    "qmgr": "QM1",
+                    "is_baseline": config == "feature_off",
+                    "baseline_run_id": None,
+                    "labels_json": json.dumps({"scenario": scenario, "model": model}),
+                    "interval_start": None,
+                    "interval_end": None,
+                    "interval_s": None,
+                    "recipients": None,
+                    "cipher": None,
+                    "key_strength": None,
+                    "sslrkeyc": None,
+                    "key_bits": None,
+                }
+            )
+        sweep.append(
+            {
+                "study": study,
+                "configuration": config,
+                "scenario": scenario,
+                "hardware_model": model,
+                "message_bytes": size,
+                "persistence": "persistent",
+                "threads": threads,
+                "rate_per_s": rate,
+                "round_trip_us": rt,
+                "runs": 2,
+            }
+        )
+    sweep_df = pd.DataFrame(sweep)
+    summary = []
+    keys = ["scenario", "hardware_model", "message_bytes", "persistence"]
+    for group_key, group in sweep_df.groupby(keys):
+        base = group[group["configuration"] == "feature_off"]
+        base_max = base["rate_per_s"].max()
+        base_rt1 = base.loc[base["threads"] == 1, "round_trip_us"].iloc[0]
+        for config, part in group.groupby("configuration"):
+            best = part.loc[part["rate_per_s"].idxmax()]
+            rt1 = part.loc[part["threads"] == 1, "round_trip_us"].iloc[0]
+            summary.append(
+                dict(zip(keys, group_key, strict=True))
+                | {
+                    "study": study,
+                    "configuration": config,
+                    "max_rate_per_s": best["rate_per_s"],
+                    "threads_at_max": best["threads"],
+                    "single_thread_round_trip_us": rt1,
+                    "baseline_max_rate_per_s": base_max,
+                    "baseline_single_thread_round_trip_us": base_rt1,
+                    "max_rate_pct_change": (best["rate_per_s"] - base_max) / base_max * 100,
+                    "single_thread_round_trip_pct_change": (rt1 - base_rt1) / base_rt1 * 100,
+                    "saturates": True,
+                }
+            )
+    summary_df = pd.DataFrame(summary)
+    top = (
+        summary_df[summary_df["configuration"] == "feature_on"]
+        .sort_values("max_rate_pct_change")
+        .iloc[0]
+    )
+    findings = pd.DataFrame(
+        [
+            {
+                "study": study,
+                "finding_rank": 1,
+                "kind": "max_rate_change",
+                "sentence": (
+                    f"Feature on reaches {top['max_rate_pct_change']:+.1f}% of the baseline's "
+                    f"maximum rate ({top['scenario']}, {top['hardware_model']}, "
+                    f"{int(top['message_bytes'])} bytes)."
+                ),
+                "value": top["max_rate_pct_change"],
+                "unit": "%",
+                "magnitude": 10.0,
+                "certainty": "measured",
+                "section_anchor": "sec-thread-sweep",
+                "configuration": "feature_on",
+                "measure": "max_rate_per_s",
+                "subject": "RUN",
+            },
+            {
+                "study": study,
+                "finding_rank": 2,
+                "kind": "saturation",
+                "sentence": "Throughput stops growing past 100 threads <everywhere>.",
+                "value": 100.0,
+                "unit": "threads",
+                "magnitude": 1.0,
+                "certainty": "measured",
+                "section_anchor": "sec-not-in-this-report",
+                "configuration": None,
+                "measure": "rate_per_s",
+                "subject": "RUN",
+            },
+        ]
+    )
+    return {
+        "dim_run": pd.DataFrame(runs),
+        "dim_configuration": pd.DataFrame(
+            [
+                {
+                    "study": study,
+                    "configuration": c,
+                    "display_name": n,
+                    "sort_order": i,
+                    "is_baseline": c == "feature_off",
+                }
+                for i, (c, n) in enumerate(CONFIGS.items())
+            ]
+        ),
+        "dim_study": pd.DataFrame(
+            [
+                {
+                    "study": study,
+                    "title": "Appliance feature sweep",
+                    "purpose": "What switching the feature on costs at every thread count.",
+                    "baseline_configuration": "feature_off",
+                    "notes_json": json.dumps(["Generated for the tests: a saturating curve."]),
+                    "group_by_json": json.dumps(["scenario", "hardware_model"]),
+                    "run_count": len(runs),
+                    "configuration_count": 2,
+                    "shapes_json": json.dumps(["thread_sweep"]),
+                }
+            ]
+        ),
+        "fct_study_shape": pd.DataFrame([{"study": study, "shape": "thread_sweep"}]),
+        "fct_thread_sweep": sweep_df,
+        "fct_sweep_summary": summary_df,
+        "fct_findings": findings,
+    }
+
+
+def write_warehouse(path: Path, frames: dict[str, pd.DataFrame]) -> Path:
+    """Write each frame as ``marts.<name>`` of a new DuckDB file.
+
+    Example:
+        write_warehouse(tmp_path / "w.duckdb", thread_sweep_study())
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect(str(path))
+    try:
+        con.execute("create schema if not exists marts")
+        for name, frame in frames.items():
+            con.register("frame", frame)
+            con.execute(f"create table marts.{name} as select * from frame")
+            con.unregister("frame")
+    finally:
+        con.close()
+    return path

@@ -1,0 +1,39 @@
+"""Progress output: piped lines are whole (never cut inside a word); the terminal bar's short
+detail is cut between words."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from mqcap.progress import PlainProgress, shorten
+
+DBT_LINE = "17:02:11  12 of 68 OK created sql view model staging.stg_driver__results_cphtestp"
+
+
+def test_piped_lines_carry_the_whole_detail():
+    out = io.StringIO()
+    p = PlainProgress(out, every_s=0)
+    p.start("dbt build", unit="nodes")
+    p.advance(1, DBT_LINE)
+    p.advance(1, "attls/ssl-chacha-2k/a file  with\tspaces.csv")
+    lines = out.getvalue().splitlines()
+    assert lines == [
+        "dbt build...",
+        "  dbt build: 1 nodes " + " ".join(DBT_LINE.split()),
+        "  dbt build: 2 nodes attls/ssl-chacha-2k/a file with spaces.csv",
+    ]
+
+
+@pytest.mark.parametrize("width", range(5, 90, 7))
+def test_shortened_detail_is_made_of_whole_words(width):
+    short = shorten(DBT_LINE, width)
+    words = DBT_LINE.split()
+    kept = short.removeprefix("… ").split(" ")
+    assert kept == words[len(words) - len(kept) :]  # a tail of whole words
+    assert len(short) <= width or kept == [words[-1]]  # a single too-long word stays whole
+
+
+def test_short_text_is_unchanged():
+    assert shorten("ingest a.csv", 40) == "ingest a.csv"

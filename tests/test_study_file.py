@@ -1,0 +1,81 @@
+"""The study file (study.yaml): valid ones land in study_file / study_configuration; every
+error names file, line, field and what was expected, like run.yaml."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mqcap.errors import InputError
+from mqcap.parsers import detect, study
+from mqcap.parsers.base import ParseContext
+
+from helpers import parse_file
+
+GOOD = """\
+study: threadsweep
+title: Persistent request/responder on two appliance models
+purpose: What the feature costs
+baseline: Feature off
+group_by: [scenario, hardware_model]
+configurations:
+  - configuration: Feature off
+    display_name: Feature off (baseline)
+  - Feature on
+notes:
+  - Generated data.
+"""
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    folder = tmp_path / "threadsweep"
+    folder.mkdir(exist_ok=True)
+    path = folder / "study.yaml"
+    path.write_text(text)
+    return path
+
+
+def _error(tmp_path: Path, text: str) -> InputError:
+    path = _write(tmp_path, text)
+    with pytest.raises(InputError) as info:
+        study.load(ParseContext(path=path, source_file="threadsweep/study.yaml"))
+    return info.value
+
+
+def test_study_file_lands_title_order_baseline_grouping_and_notes(tmp_path):
+    path = _write(tmp_path, GOOD)
+    assert detect(path, path.name).kind == "study"
+    parsed = parse_file(study.PARSER, path, "threadsweep/study.yaml")
+    row = parsed["study_file"].row(0, named=True)
+    assert (row["study"], row["title"], row["baseline_configuration"]) == (
+        "threadsweep", "Persistent request/responder on two appliance models", "Feature off",
+    )  # fmt: skip
+    assert json.loads(row["group_by_json"]) == ["scenario", "hardware_model"]
+    assert json.loads(row["notes_json"]) == ["Generated data."]
+    configs = parsed["study_configuration"]
+    assert configs.select("configuration", "display_name", "sort_order").rows() == [
+        ("Feature off", "Feature off (baseline)", 1),
+        ("Feature on", "Feature on", 2),
+    ]
+
+
+def test_baseline_not_among_the_configurations_names_line_and_choices(tmp_path):
+    err = _error(tmp_path, GOOD.replace("baseline: Feature off", "baseline: Feature of"))
+    assert str(err) == (
+        "threadsweep/study.yaml line 4: field baseline: expected one of the listed "
+        "configurations ['Feature off', 'Feature on'], got 'Feature of'"
+    )
+
+
+def test_unknown_field_and_wrong_study_name_are_errors(tmp_path):
+    err = _error(tmp_path, GOOD + "colour: red\n")
+    assert err.field == "colour" and err.line == 12
+    err = _error(tmp_path, GOOD.replace("study: threadsweep", "study: other"))
+    assert err.field == "study" and "the study folder's name 'threadsweep'" in str(err)
+
+
+def test_configuration_listed_twice_is_an_error(tmp_path):
+    err = _error(tmp_path, GOOD.replace("  - Feature on", "  - Feature off"))
+    assert err.field == "configurations[1].configuration"
