@@ -129,7 +129,7 @@ def _fake_dbt(results: dict, rc: int, calls: list):
 
     def fake(settings, args, progress=None):
         calls.append(args)
-        target = settings.warehouse.parent / "target"
+        target = settings.dbt_target
         target.mkdir(parents=True, exist_ok=True)
         (target / "run_results.json").write_text(json.dumps(results))
         if rc == 0:

@@ -103,7 +103,7 @@ def _dbt_waiting(
     check and dbt's own open is retried until ``MQCAP_LOCK_WAIT_S``, then one clear error."""
     wait_s = float(os.environ.get("MQCAP_LOCK_WAIT_S", "15"))
     deadline = time.monotonic() + wait_s
-    results = settings.warehouse.parent / "target" / "run_results.json"
+    results = settings.dbt_target / "run_results.json"
     while True:
         # Raises WarehouseBusyError with the documented message when the wait runs out.
         with warehouse.connect(
@@ -130,7 +130,7 @@ def _failure_line(result: BuildResult, settings: Settings) -> str:
         return shown + more
     errors = [ln.strip() for ln in result.log_tail.splitlines() if "error" in ln.lower()]
     first = errors[0] if errors else f"dbt exited with code {result.returncode}"
-    return f"{first[:300]} (full log: {settings.warehouse.parent / 'logs' / 'dbt.log'})"
+    return f"{first[:300]} (full log: {settings.dbt_logs / 'dbt.log'})"
 
 
 def build(
