@@ -42,8 +42,11 @@ browser:
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+# Coverage floor (percent of mqcap's statements, doctests included); see README "Development".
+COVERAGE_FLOOR = 80
+
 unit: dev browser
-	$(BIN)/python -m pytest -n 2 --dist loadgroup
+	$(BIN)/python -m pytest -n 2 --dist loadgroup --cov --cov-report=term --cov-fail-under=$(COVERAGE_FLOOR)
 
 test: lint unit
 

@@ -54,12 +54,17 @@ def query(settings, sql: str, params: list | None = None) -> list[tuple]:
         con.close()
 
 
-def landing_fingerprint(warehouse: Path) -> dict[str, tuple[int, str]]:
-    """Rows and an order-independent checksum of every landing table (and the loaded ledger).
+def landing_fingerprint(
+    warehouse: Path, without: list[int] | tuple[int, ...] = ()
+) -> dict[str, tuple[int, str]]:
+    """Rows and an order-independent checksum of every landing table (and the loaded ledger),
+    leaving out the rows (and ledger rows) of the files ``without``: then it equals the
+    fingerprint taken before those files landed.
 
     Example:
         before = landing_fingerprint(settings.warehouse)
     """
+    skip = ",".join(str(int(i)) for i in without) or "-1"
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
         names = [
@@ -71,12 +76,14 @@ def landing_fingerprint(warehouse: Path) -> dict[str, tuple[int, str]]:
         ]
         out = {}
         for n in names:
-            rows = con.execute(f'select * from landing."{n}"').fetchall()
+            rows = con.execute(
+                f'select * from landing."{n}" where file_id not in ({skip})'
+            ).fetchall()
             digest = hashlib.sha256("\n".join(sorted(repr(r) for r in rows)).encode()).hexdigest()
             out[n] = (len(rows), digest)
         loaded = con.execute(
             "select path, sha256, rows_landed from meta.ingest_ledger "
-            "where status = 'loaded' order by path"
+            f"where status = 'loaded' and file_id not in ({skip}) order by path"
         ).fetchall()
         out["meta.ingest_ledger(loaded)"] = (len(loaded), repr(loaded))
         return out

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import duckdb
 
-from helpers import FIXTURES, PROJECT
+from helpers import FIXTURES, PROJECT, landing_fingerprint
 
 SAMPLE_RUN = FIXTURES / "reliability"
 
@@ -67,35 +67,8 @@ def rel_path(fmt: str) -> str:
 
 
 def fingerprint_without(warehouse: Path, file_ids: list[int]) -> dict[str, tuple[int, str]]:
-    """``helpers.landing_fingerprint`` leaving out the rows (and ledger rows) of ``file_ids``.
-
-    Same checksum algorithm, so it equals the fingerprint taken before those files landed.
-    """
-    skip = ",".join(str(int(i)) for i in file_ids) or "-1"
-    con = duckdb.connect(str(warehouse), read_only=True)
-    try:
-        names = [
-            r[0]
-            for r in con.execute(
-                "select table_name from information_schema.tables "
-                "where table_schema = 'landing' order by 1"
-            ).fetchall()
-        ]
-        out = {}
-        for n in names:
-            rows = con.execute(
-                f'select * from landing."{n}" where file_id not in ({skip})'
-            ).fetchall()
-            digest = hashlib.sha256("\n".join(sorted(repr(r) for r in rows)).encode()).hexdigest()
-            out[n] = (len(rows), digest)
-        loaded = con.execute(
-            "select path, sha256, rows_landed from meta.ingest_ledger "
-            f"where status = 'loaded' and file_id not in ({skip}) order by path"
-        ).fetchall()
-        out["meta.ingest_ledger(loaded)"] = (len(loaded), repr(loaded))
-        return out
-    finally:
-        con.close()
+    """``helpers.landing_fingerprint`` leaving out the rows (and ledger rows) of ``file_ids``."""
+    return landing_fingerprint(warehouse, without=file_ids)
 
 
 def ledger_landing_disagreements(warehouse: Path) -> list[str]:
