@@ -199,7 +199,9 @@ def test_broken_copy_fails_naming_expectation_table_run_and_file(broken, suite):
     msg = f.message()
     assert msg.startswith(head), msg
     pos = f" {where['position']}" if where["position"] and kind != COUNT else ""
-    assert f"run {where['run'] or '?'}, file {where['file'] or '?'}{pos}" in msg, msg
+    # A row of no run (a study file's) is named by its file alone.
+    who = f"run {where['run']}, " if where["run"] else ""
+    assert f"{who}file {where['file'] or '?'}{pos}" in msg, msg
     if kind == COUNT:
         # Named per file: the one file whose rows differ from the ledger's count.
         assert [e["value"] for e in f.examples] == [where["count"]]
