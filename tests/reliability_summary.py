@@ -21,6 +21,7 @@ SAMPLE_RUN = FIXTURES / "reliability"
 # and per layout a parser reads differently (runmqsc vs z/OS CHSTATUS, mq-smf-csv CSV vs SQL).
 FORMATS: dict[str, tuple[str, Path, bool]] = {
     "manifest": ("run.yaml", SAMPLE_RUN / "run.yaml", True),
+    "study": ("study.yaml", SAMPLE_RUN / "study.yaml", False),
     "driver_csv": ("results.csv", SAMPLE_RUN / "results.csv", True),
     "driver_cph": ("cph_requester_output.txt", FIXTURES / "driver/cph_requester_output.txt", False),
     "driver_cphtestp": ("cphtestp_results.csv", FIXTURES / "driver/cphtestp_results.csv", False),

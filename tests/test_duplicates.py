@@ -19,12 +19,12 @@ import pytest
 from mqcap.build import build
 from mqcap.ingest import ingest
 from mqcap.parsers.smf.binary import PARSER as SMF_PARSER
-from mqcap.parsers.smf.zos_encode import record_30, record_70_2, record_72_3, write_dump
 from mqcap.progress import Progress
 from mqcap.settings import Settings
+from mqcap.synth.smf_mq import write_dump
+from mqcap.synth.smf_zos import record_30, record_70_2, record_72_3
 
-from conftest import PROJECT
-from helpers import FIXTURES, parse_file
+from helpers import FIXTURES, PROJECT, parse_file
 
 # Two dbt builds (single and double drop) shared by every test of the module.
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("e2e")]

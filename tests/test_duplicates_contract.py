@@ -6,7 +6,7 @@ import re
 
 from mqcap.duplicates import identity_columns, identity_tables
 
-from conftest import PROJECT
+from helpers import PROJECT
 
 MODELS = PROJECT / "models"
 COPIES = (MODELS / "staging" / "meta" / "stg_meta__record_copies.sql").read_text()

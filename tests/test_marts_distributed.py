@@ -32,7 +32,7 @@ def _manifest(run: str, start: str, end: str, qmgr: str) -> str:
 def measures(tmp_path_factory) -> dict[tuple[str, str, str], tuple[float, str]]:
     from mqcap.settings import Settings
 
-    from conftest import PROJECT
+    from helpers import PROJECT
 
     root = tmp_path_factory.mktemp("distributed")
     raw = root / "raw"

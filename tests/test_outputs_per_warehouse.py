@@ -22,7 +22,7 @@ from mqcap.pipeline import run
 from mqcap.settings import Settings
 
 from browser_support import load_page
-from conftest import PROJECT
+from helpers import PROJECT
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("e2e")]
 

@@ -24,7 +24,7 @@ from mqcap.cli import main
 from mqcap.ledger.steps import pipeline_state, record_step
 from mqcap.settings import Settings
 
-from conftest import PROJECT
+from helpers import PROJECT
 
 MANIFEST = """study: {study}
 run: {run}

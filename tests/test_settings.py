@@ -12,7 +12,7 @@ from mqcap.cli import main
 from mqcap.errors import UsageError
 from mqcap.settings import Settings, find_config, find_project_root
 
-from conftest import PROJECT
+from helpers import PROJECT
 
 
 @pytest.fixture(autouse=True)

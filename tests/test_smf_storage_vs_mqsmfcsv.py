@@ -1,7 +1,7 @@
 """Storage-manager records (SMF 115 subtypes 5, 6, 7: QSPH, QSGM, QSRS) against IBM's decoder.
 
 The shared dumps hold no storage-manager records, so these tests encode them
-(``mqcap.parsers.smf.encode``), decode them with mqcap and with IBM's mq-smf-csv compiled at
+(``mqcap.synth.smf_mq``), decode them with mqcap and with IBM's mq-smf-csv compiled at
 run time from its source, and compare every row and field the way ``test_smf_golden`` compares
 the real dumps (same normalisation, same placeholder rules).
 
@@ -26,8 +26,8 @@ from test_smf_golden import comparable, golden_columns, golden_value, ours, plac
 
 from mqcap.parsers.smf.binary import PARSER
 from mqcap.parsers.smf.csv_loader import PARSER as CSV_PARSER
-from mqcap.parsers.smf.encode import Ident, record_115, record_115_storage, write_dump
 from mqcap.parsers.smf.structures import STRUCTURES
+from mqcap.synth.smf_mq import Ident, record_115, record_115_storage, write_dump
 
 from helpers import parse_file
 

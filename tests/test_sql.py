@@ -17,7 +17,7 @@ from mqcap.export import export_marts
 from mqcap.ingest import ingest
 from mqcap.settings import Settings
 
-from conftest import PROJECT
+from helpers import PROJECT
 
 pytestmark = pytest.mark.xdist_group("dbt")
 
