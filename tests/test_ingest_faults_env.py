@@ -62,14 +62,15 @@ def test_disk_full_stops_the_batch_sets_nothing_aside_and_space_freed_loads_all(
     settings, sample_study, monkeypatch, mini_sum
 ):
     raw_before = tree_hashes(settings.raw_root)
-    # migrate commits once; then 4 files (4 manifests) commit, the 5th fails.
-    fill_disk(monkeypatch, fail_after=5)
+    # The schema's step ledger and migrate commit once each; then 4 files (4 manifests)
+    # commit, the 5th fails.
+    fill_disk(monkeypatch, fail_after=6)
     with pytest.raises(EnvironmentProblem) as err:
         ingest(settings)
     message = str(err.value)
     assert "could not be written while landing attls/" in message
     assert "No space left on device" in message and "Nothing was set aside" in message
-    assert "4 file(s) landed before stay" in message
+    assert "4 file(s) landed before stay" in message, message
     assert EnvironmentProblem.exit_code == 3
     monkeypatch.undo()
     # Everything committed before stays; nothing set aside; the failed file left no row.

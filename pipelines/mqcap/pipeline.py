@@ -107,8 +107,9 @@ RUN_BUSY = (
 @contextmanager
 def run_lock(settings: Settings, wait_s: float | None = None) -> Iterator[None]:
     """One ``mqcap run`` per warehouse at a time: a second one waits up to ``MQCAP_LOCK_WAIT_S``
-    then stops with one line. An OS file lock (flock) next to the warehouse: it goes with the
-    process, so a killed run never leaves it behind.
+    then stops with one line. An OS file lock (flock) on ``<stem>.mqcap/run.lock``, in the
+    warehouse's own outputs folder: it goes with the process, so a killed run never leaves it
+    behind.
 
     Example:
         with run_lock(settings):
@@ -116,7 +117,7 @@ def run_lock(settings: Settings, wait_s: float | None = None) -> Iterator[None]:
     """
     if wait_s is None:
         wait_s = float(os.environ.get("MQCAP_LOCK_WAIT_S", "15"))
-    path = settings.warehouse.with_name(settings.warehouse.name + ".run.lock")
+    path = settings.outputs / "run.lock"
     path.parent.mkdir(parents=True, exist_ok=True)
     deadline = time.monotonic() + wait_s
     with open(path, "a+") as fh:

@@ -20,8 +20,8 @@ def all_parsers() -> tuple[Parser, ...]:
     """Every parser, in sniffing order (priority, then kind).
 
     Example:
-        >>> [p.kind for p in all_parsers()][:2]  # the manifest first, binary SMF next
-        ['manifest', 'smf_mq']
+        >>> [p.kind for p in all_parsers()][:3]  # the files known by name first, binary SMF next
+        ['manifest', 'study', 'smf_mq']
     """
     found: list[Parser] = []
     for mod in pkgutil.walk_packages(__path__, prefix=f"{__name__}."):

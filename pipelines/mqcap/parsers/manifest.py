@@ -341,11 +341,22 @@ def validate(doc: Any, ctx: ParseContext) -> dict:
 
 def load(ctx: ParseContext) -> dict:
     """Read and validate one manifest file."""
+    return validate(read_yaml(ctx, "a run manifest"), ctx)
+
+
+def read_yaml(ctx: ParseContext, what: str) -> object:
+    """One small YAML document (a run manifest, a study file), read within bounds.
+
+    gzip, a BOM, a size cap and the alias expansion limit apply; every error names the line.
+
+    Example:
+        doc = read_yaml(ParseContext(path=p, source_file="s/r1/run.yaml"), "a run manifest")
+    """
     with open_input(ctx.path, ctx.source_file) as fh:
         data = fh.read(MAX_MANIFEST_BYTES + 1)
     if len(data) > MAX_MANIFEST_BYTES:
         raise ctx.error(
-            f"larger than {MAX_MANIFEST_BYTES} bytes: not a run manifest",
+            f"larger than {MAX_MANIFEST_BYTES} bytes: not {what}",
             line=data.count(b"\n", 0, MAX_MANIFEST_BYTES) + 1,
         )
     try:
@@ -353,7 +364,7 @@ def load(ctx: ParseContext) -> dict:
     except UnicodeDecodeError as exc:
         raise ctx.error(f"not UTF-8 text (byte offset {exc.start})", line=1) from None
     try:
-        doc = _load_yaml(text, ctx)
+        return _load_yaml(text, ctx)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 1 if mark is not None else 1
@@ -363,7 +374,6 @@ def load(ctx: ParseContext) -> dict:
         # PyYAML builds dates and keys as it reads: 2021-02-30, a list used as a key or deep
         # nesting fail inside it, without a position.
         raise ctx.error(f"not valid YAML: {type(exc).__name__}: {exc}", line=1) from None
-    return validate(doc, ctx)
 
 
 def _load_yaml(text: str, ctx: ParseContext) -> object:

@@ -30,10 +30,8 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 from typing import Any
 
-import yaml
-
 from mqcap.parsers.base import TEXT_LINEAGE, Batch, ParseContext, Parser, Table
-from mqcap.parsers.manifest import NAME_RE, _Checker, _LineLoader, _Mapping
+from mqcap.parsers.manifest import NAME_RE, _Checker, _Mapping, read_yaml
 
 STUDY_NAMES = ("study.yaml", "study.yml")
 TOP_FIELDS = {
@@ -164,21 +162,8 @@ def validate(doc: Any, ctx: ParseContext) -> dict:
 
 
 def load(ctx: ParseContext) -> dict:
-    """Read and validate one study file."""
-    try:
-        text = ctx.path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ctx.error(f"not UTF-8 text (byte offset {exc.start})", line=1) from None
-    try:
-        doc = yaml.load(text, Loader=_LineLoader)  # SafeLoader subclass: no arbitrary objects
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        line = mark.line + 1 if mark is not None else 1
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ctx.error(f"not valid YAML: {problem}", line=line) from None
-    except (ValueError, TypeError, RecursionError) as exc:
-        raise ctx.error(f"not valid YAML: {type(exc).__name__}: {exc}", line=1) from None
-    return validate(doc, ctx)
+    """Read (within the manifest's bounds: size, aliases, gzip, BOM) and validate a study file."""
+    return validate(read_yaml(ctx, "a study file"), ctx)
 
 
 def sniff(head: bytes, name: str) -> bool:
