@@ -11,7 +11,10 @@
     ~ "as varchar) || '-' || cast(source_item as varchar)" %}
 {%- set smf_position = "case when source_offset is not null then 'byte ' || source_offset "
     ~ "else 'line ' || source_line end" %}
-{%- set line_key = "cast(file_id as varchar) || '/' || cast(source_line as varchar)" %}
+{#- RMF and CPU rows come from text reports (a line) or from SMF 70/72/30 records (a record and
+    item): source_position() names either. -#}
+{%- set line_key = "cast(file_id as varchar) || '/' || " ~ source_position() %}
+{%- set row_order = 'coalesce(source_offset, source_line), source_item' %}
 with chstatus_blocks as (
     {{ chstatus_blocks(source('chstatus', 'chstatus_attr')) }}
 ),
@@ -30,12 +33,13 @@ copies as (
     {{ later_copies(source('rmf', 'rmf_crypto'), 'rmf_crypto',
                     line_key ~ " || '/' || scope || '/' || coalesce(function, 'card') || '/' || "
                     ~ "coalesce(cast(key_size_bits as varchar), '-')",
-                    when='interval_start is not null') }}
+                    smf_position, row_order, when='interval_start is not null') }}
     union all
     {{ later_copies(source('rmf', 'rmf_workload'), 'rmf_workload', line_key,
-                    when='interval_start is not null') }}
+                    smf_position, row_order, when='interval_start is not null') }}
     union all
     {{ later_copies(source('ascpu', 'ascpu_interval'), 'ascpu_interval', line_key,
+                    smf_position, row_order,
                     identity=['interval_start', 'interval_end', 'system_id', 'jobname', 'cpu_s',
                               'srb_s', 'ziip_s', 'cpu_source']) }}
     union all
