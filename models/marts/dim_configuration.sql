@@ -22,7 +22,7 @@ configurations as (
         configuration,
         count(*) as run_count,
         min(interval_start) as first_run_start_local,
-        sum(case when is_baseline then 1 else 0 end) as baseline_run_count
+        count_if(is_baseline)::bigint as baseline_run_count
     from runs
     group by study, configuration
 ),

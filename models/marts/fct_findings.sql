@@ -214,7 +214,7 @@ saturation_by_config as (
         study,
         configuration,
         count(*) as series,
-        sum(case when saturates then 1 else 0 end) as saturating,
+        cast(sum(case when saturates then 1 else 0 end) as bigint) as saturating,
         arg_max(max_rate_per_s, max_rate_per_s) as top_rate_per_s,
         arg_max(threads_at_max, max_rate_per_s) as top_threads,
         arg_max(message_bytes, max_rate_per_s) as top_message_bytes,

@@ -48,7 +48,7 @@ shapes as (
     select
         study,
         'message_size_sweep' as shape,
-        sum(runs) as runs,
+        cast(sum(runs) as bigint) as runs,
         count(*) as series,
         max(distinct_values) as max_points
     from size_series
@@ -57,7 +57,7 @@ shapes as (
     select
         study,
         'thread_sweep' as shape,
-        sum(runs) as runs,
+        cast(sum(runs) as bigint) as runs,
         count(*) as series,
         max(distinct_values) as max_points
     from thread_series

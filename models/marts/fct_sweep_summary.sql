@@ -29,7 +29,7 @@ series as (
         min(threads) as min_threads,
         max(threads) as max_threads,
         count(*) as thread_points,
-        sum(runs) as runs
+        cast(sum(runs) as bigint) as runs
     from (
         select
             *,
