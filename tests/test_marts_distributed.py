@@ -21,15 +21,37 @@ REAL_RUA = FIXTURES / "amqsrua" / "colinpaice_disk_log_2019-03-03.txt"
 MON = FIXTURES / "amqsmon" / "constructed_statistics_qmgr_queue_channel.txt"
 
 
-def _manifest(run: str, start: str, end: str, qmgr: str) -> str:
+def _manifest(run: str, start: str, end: str, qmgr: str, clock: str = "", study="dist") -> str:
     return (
-        f"study: dist\nrun: {run}\nconfiguration: distributed\nqmgr: {qmgr}\n"
-        f"interval: {{start: {start}, end: {end}}}\nworkload: {{type: other}}\n"
+        f"study: {study}\nrun: {run}\nconfiguration: distributed\nqmgr: {qmgr}\n"
+        f"interval: {{start: {start}, end: {end}}}\nworkload: {{type: other}}\n{clock}"
     )
 
 
+# Runs whose local clock is not UTC. The real DISK/Log publication (put 18:20:10.13 UTC, a
+# 10-second interval) is dropped outside any run once per day below, dated so that it falls in
+# exactly one run of each pair only when the run's offset is applied; its decoy would take it
+# (and the right run would get nothing) if the offset were ignored or taken as fixed.
+CLOCK_RUNS = {
+    # UTC+1 stated as utc_offset: 19:15-19:25 local is 18:15-18:25 UTC.
+    "r5": ("2019-03-04T19:15:00", "2019-03-04T19:25:00", 'utc_offset: "+01:00"\n'),
+    "r6": ("2019-03-04T18:15:00", "2019-03-04T18:25:00", 'utc_offset: "+01:00"\n'),
+    # UTC-5 stated as an IANA zone (New York keeps standard time on 5 March 2019).
+    "r7": ("2019-03-05T13:15:00", "2019-03-05T13:25:00", "timezone: America/New_York\n"),
+    "r8": ("2019-03-05T18:15:00", "2019-03-05T18:25:00", 'utc_offset: "-05:00"\n'),
+    # The offset written on the interval's timestamps states the clock too.
+    "r9": ("2019-03-06T19:15:00+01:00", "2019-03-06T19:25:00+01:00", ""),
+}
+# Study distny: study.yaml says America/New_York for all its runs; on 6 July 2019 New York is
+# on summer time (UTC-4): n1 holds the publication, n2 would with a fixed UTC-5.
+NY_RUNS = {
+    "n1": ("2019-07-06T14:15:00", "2019-07-06T14:25:00"),
+    "n2": ("2019-07-06T13:15:00", "2019-07-06T13:25:00"),
+}
+
+
 @pytest.fixture(scope="module")
-def measures(tmp_path_factory) -> dict[tuple[str, str, str], tuple[float, str]]:
+def warehouse(tmp_path_factory):
     from mqcap.settings import Settings
 
     from helpers import PROJECT
@@ -50,18 +72,39 @@ def measures(tmp_path_factory) -> dict[tuple[str, str, str], tuple[float, str]]:
     }
     for run, (start, end, qmgr) in runs.items():
         (raw / "dist" / run).mkdir(parents=True)
-        (raw / "dist" / run / "run.yaml").write_text(_manifest(run, start, end, qmgr))
+        # r3 is at UTC-5: amqsmon prints the queue manager's local clock, so it still matches.
+        clock = 'utc_offset: "-05:00"\n' if run == "r3" else ""
+        (raw / "dist" / run / "run.yaml").write_text(_manifest(run, start, end, qmgr, clock))
+    for run, (start, end, clock) in CLOCK_RUNS.items():
+        (raw / "dist" / run).mkdir(parents=True)
+        (raw / "dist" / run / "run.yaml").write_text(_manifest(run, start, end, "QMA", clock))
+    (raw / "distny").mkdir()
+    (raw / "distny" / "study.yaml").write_text("study: distny\ntimezone: America/New_York\n")
+    for run, (start, end) in NY_RUNS.items():
+        (raw / "distny" / run).mkdir(parents=True)
+        (raw / "distny" / run / "run.yaml").write_text(
+            _manifest(run, start, end, "QMA", study="distny")
+        )
     shutil.copy(RUA, raw / "dist" / "r1" / "amqsrua.txt")
     shutil.copy(MON, raw / "dist" / "r1" / "amqsmon.txt")
     (raw / "loose").mkdir()
     shutil.copy(REAL_RUA, raw / "loose" / "amqsrua_log.txt")
+    for day in ("20190304", "20190305", "20190306", "20190706"):
+        (raw / "loose" / f"amqsrua_log_{day}.txt").write_text(
+            REAL_RUA.read_text().replace("PutDate:20190303", f"PutDate:{day}")
+        )
     (raw / "loose" / "amqsmon_next_day.txt").write_text(
         MON.read_text().replace("'2024-05-06'", "'2024-05-07'")
     )
     report = ingest(settings)
     assert report.set_aside == []
     build(settings)
-    con = duckdb.connect(str(settings.warehouse), read_only=True)
+    return settings.warehouse
+
+
+@pytest.fixture(scope="module")
+def measures(warehouse) -> dict[tuple[str, str, str], tuple[float, str]]:
+    con = duckdb.connect(str(warehouse), read_only=True)
     try:
         rows = con.execute(
             """select m.run_key, m.measure, m.subject, m.measure_value, d.measure_source
@@ -132,3 +175,38 @@ def test_amqsmon_dropped_outside_runs_goes_to_the_run_of_its_queue_manager(measu
     r3 = {k[1:] for k in measures if k[0] == "dist/r3"}
     assert ("mqput_rate_per_s", "APP.REPLY") in r3 and ("channel_msgs_per_s", "QML1.TO.QML2") in r3
     assert not [k for k in measures if k[0] == "dist/r4"]
+
+
+def test_amqsrua_utc_times_meet_runs_at_their_stated_offset(measures):
+    holders = sorted(
+        k[0] for k in measures if k[1] == "log_write_latency_us" and k[0] != "dist/r1"
+    )
+    # One run per day holds the publication: the one whose local interval, moved to UTC by
+    # its offset (run.yaml, interval timestamps or study.yaml), holds 18:20:05 UTC.
+    assert holders == ["dist/r2", "dist/r5", "dist/r7", "dist/r9", "distny/n1"]
+    for run in holders:
+        assert measures[(run, "log_write_latency_us", "RUN")][0] == 994
+        assert measures[(run, "log_physical_bytes_per_s", "RUN")][0] == pytest.approx(3371827.2)
+
+
+def test_runs_carry_their_clock_in_dim_run(warehouse):
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        rows = con.execute(
+            """select run_key, clock_source, utc_offset_minutes, interval_start_local,
+                      interval_start_utc
+               from marts.dim_run where run_key in
+               ('dist/r2', 'dist/r3', 'dist/r5', 'dist/r7', 'dist/r9', 'distny/n1')
+               order by run_key"""
+        ).fetchall()
+    finally:
+        con.close()
+    got = {r[0]: (r[1], r[2], str(r[3]), str(r[4])) for r in rows}
+    assert got == {
+        "dist/r2": ("none", 0, "2019-03-03 18:15:00", "2019-03-03 18:15:00"),
+        "dist/r3": ("run", -300, "2024-05-07 09:00:00", "2024-05-07 14:00:00"),
+        "dist/r5": ("run", 60, "2019-03-04 19:15:00", "2019-03-04 18:15:00"),
+        "dist/r7": ("run", -300, "2019-03-05 13:15:00", "2019-03-05 18:15:00"),
+        "dist/r9": ("run", 60, "2019-03-06 19:15:00", "2019-03-06 18:15:00"),
+        "distny/n1": ("study", -240, "2019-07-06 14:15:00", "2019-07-06 18:15:00"),
+    }

@@ -19,6 +19,16 @@ driver_intervals as (
         || '/' || coalesce(results.results_run_id, files.folder_run_id)
 ),
 
+-- The local clock of each study's runs, from its study file (a run.yaml may state its own).
+study_clocks as (
+    select
+        study,
+        max(utc_offset_minutes) as utc_offset_minutes,
+        max(timezone) as timezone
+    from {{ ref('stg_manifest__studies') }}
+    group by study
+),
+
 labels as (
     select
         run_key,
@@ -74,7 +84,31 @@ select
     coalesce(runs.baseline_run_id, runs.run_id) as baseline_run_id,
     runs.study || '/' || coalesce(runs.baseline_run_id, runs.run_id) as baseline_run_key,
     coalesce(runs.baseline_run_id, runs.run_id) = runs.run_id as is_baseline,
-    runs.source_file as manifest_file
+    runs.source_file as manifest_file,
+    -- The interval in UTC, for sources stamped in UTC (amqsrua): the run's utc_offset, else its
+    -- timezone, else the study's utc_offset, else the study's timezone; none stated: UTC.
+    case
+        when runs.utc_offset_minutes is not null or runs.timezone is not null then 'run'
+        when study_clocks.utc_offset_minutes is not null or study_clocks.timezone is not null
+            then 'study'
+        else 'none'
+    end as clock_source,
+    -- The offset at the interval's start, in minutes east of UTC (0 when none stated).
+    {{ dbt.datediff(
+        local_to_utc('coalesce(runs.interval_start, driver_intervals.interval_start)',
+            'runs', 'study_clocks'),
+        'coalesce(runs.interval_start, driver_intervals.interval_start)',
+        'minute'
+    ) }} as utc_offset_minutes,
+    {{ local_to_utc(
+        'coalesce(runs.interval_start, driver_intervals.interval_start)',
+        'runs', 'study_clocks'
+    ) }} as interval_start_utc,
+    {{ local_to_utc(
+        'coalesce(runs.interval_end, driver_intervals.interval_end)',
+        'runs', 'study_clocks'
+    ) }} as interval_end_utc
 from runs
 left join labels on runs.run_key = labels.run_key
+left join study_clocks on runs.study = study_clocks.study
 left join driver_intervals on runs.run_key = driver_intervals.run_key

@@ -28,6 +28,9 @@ select
     channels,
     baseline_run_id,
     labels_json,
+    -- The local clock, when stated (run.yaml utc_offset / timezone; int_runs adds the study's).
+    utc_offset_minutes,
+    timezone,
     file_id,
     source_file
 from source

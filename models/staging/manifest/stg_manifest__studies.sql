@@ -10,6 +10,8 @@ select
     baseline_configuration,
     group_by_json,
     notes_json,
+    utc_offset_minutes,
+    timezone,
     file_id,
     source_file
 from source

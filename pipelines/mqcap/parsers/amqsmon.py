@@ -23,8 +23,11 @@ QueueStatistics, ChannelStatistics, MQIAccounting and QueueAccounting. Every val
 row of ``amqsmon_value`` (a list gives one row per element, ``item`` 0, 1, ...) with its record's
 queue manager and interval, and its group's object (queue or channel).
 
-Interval dates and times are printed by the queue manager without a zone: they land as printed
-(``_local``: the clock of the queue manager's system).
+Interval dates and times are the PCF strings of the message (MQCAMO_START_DATE/TIME,
+MQCAMO_END_DATE/TIME), printed without a zone. Unlike the MQMD put time (UTC), dates and times
+kept in the data of distributed MQ are the queue manager's local clock (IBM documents the same
+for object creation dates and times: GMT on z/OS, local time elsewhere); they land as printed
+(``_local``) and are attributed to runs on the manifest's local clock, with no offset applied.
 
 Example:
     parsed = parse_file(PARSER, Path("amqsmon_statistics.txt"))

@@ -27,6 +27,7 @@ from typing import Any
 import yaml
 
 from mqcap.errors import InputError
+from mqcap.parsers import _clock
 from mqcap.parsers.base import TEXT_LINEAGE, Batch, ParseContext, Parser, Table, open_input
 
 MANIFEST_NAMES = ("run.yaml", "run.yml")
@@ -58,6 +59,7 @@ TOP_FIELDS = {
     "jobs": "a mapping of job name -> role (MSTR, CHIN, TCPIP, AMSM, APP, OTHER)",
     "transactions": "transactions in the interval (when the driver does not give a rate)",
     "channels": "channels started or stopped (channel start/stop runs)",
+    **_clock.FIELDS,
 }
 WORKLOAD_FIELDS = (
     "type",
@@ -95,6 +97,8 @@ RUN_TABLE = Table(
         "channels": "BIGINT",
         "baseline_run_id": "VARCHAR",
         "labels_json": "VARCHAR",
+        "utc_offset_minutes": "BIGINT",  # the local clock's offset from UTC, if stated
+        "timezone": "VARCHAR",  # the IANA zone of the local clock, if stated
     },
     "One row per run manifest.",
 )
@@ -169,10 +173,9 @@ class _Checker:
 def _timestamp(value: Any) -> datetime | None:
     if isinstance(value, datetime):
         if value.tzinfo is not None:
-            # Stored as UTC wall-clock time, like SMF; local captures should not carry zones.
-            from datetime import UTC
-
-            return value.astimezone(UTC).replace(tzinfo=None)
+            # Interval times are the measured system's local time: a written offset is the
+            # local clock's (it becomes the run's utc_offset), the wall-clock time is kept.
+            return value.replace(tzinfo=None)
         return value
     if isinstance(value, date):
         return None
@@ -182,6 +185,29 @@ def _timestamp(value: Any) -> datetime | None:
         except ValueError:
             return None
     return None
+
+
+def _interval_offset(check: _Checker, doc: _Mapping, interval: _Mapping, out: dict) -> None:
+    """Interval times written with an offset (10:00:00+01:00) state the run's utc_offset."""
+    stamped = {k: _clock.stamp_offset(interval.get(k)) for k in ("start", "end")}
+    offsets = {v for v in stamped.values() if v is not None}
+    if not offsets:
+        return
+    key = "end" if stamped["end"] is not None else "start"
+    if len(offsets) > 1 or None in stamped.values():
+        check.fail(
+            interval, key, f"interval.{key}", "the same UTC offset on start and end (or none)",
+            interval.get(key),
+        )  # fmt: skip
+    (minutes,) = offsets
+    if out["timezone"] is not None or out["utc_offset_minutes"] not in (None, minutes):
+        check.fail(
+            interval, key, f"interval.{key}",
+            "no offset, or the one utc_offset states (times are local; the offset says how "
+            "local relates to UTC)",
+            interval.get(key),
+        )  # fmt: skip
+    out["utc_offset_minutes"] = minutes
 
 
 def _positive_int(value: Any) -> int | None:
@@ -238,6 +264,7 @@ def validate(doc: Any, ctx: ParseContext) -> dict:
     if out["baseline"] is not None and not NAME_RE.match(out["baseline"]):
         check.fail(doc, "baseline", "baseline", TOP_FIELDS["baseline"], out["baseline"])
 
+    _clock.validate(doc, check, out)
     interval = doc.get("interval")
     out["interval_start"] = out["interval_end"] = None
     if interval is not None:
@@ -258,6 +285,7 @@ def validate(doc: Any, ctx: ParseContext) -> dict:
                     raw,
                 )
             out[f"interval_{key}"] = value
+        _interval_offset(check, doc, interval, out)
         if out["interval_end"] <= out["interval_start"]:
             check.fail(
                 interval,
@@ -474,6 +502,8 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
                 "channels": m["channels"],
                 "baseline_run_id": m["baseline"],
                 "labels_json": json.dumps(m["labels"], sort_keys=True),
+                "utc_offset_minutes": m["utc_offset_minutes"],
+                "timezone": m["timezone"],
             }
         ],
     )

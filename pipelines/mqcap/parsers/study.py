@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 from typing import Any
 
+from mqcap.parsers import _clock
 from mqcap.parsers.base import TEXT_LINEAGE, Batch, ParseContext, Parser, Table
 from mqcap.parsers.manifest import NAME_RE, _Checker, _Mapping, read_yaml
 
@@ -43,6 +44,7 @@ TOP_FIELDS = {
     "or a label name",
     "configurations": "a list of {configuration, display_name}, in report order",
     "notes": "a text or a list of texts shown in the introduction",
+    **_clock.FIELDS,  # the local clock of the study's runs (a run.yaml may state its own)
 }
 DIMENSION_RE = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 
@@ -56,6 +58,8 @@ STUDY_TABLE = Table(
         "baseline_configuration": "VARCHAR",
         "group_by_json": "VARCHAR",
         "notes_json": "VARCHAR",
+        "utc_offset_minutes": "BIGINT",  # the runs' local clock's offset from UTC, if stated
+        "timezone": "VARCHAR",  # the IANA zone of the runs' local clock, if stated
     },
     "One row per study file (study.yaml).",
 )
@@ -97,6 +101,7 @@ def validate(doc: Any, ctx: ParseContext) -> dict:
     if len(folder) >= 2 and folder[-2] != str(study):
         check.fail(doc, "study", "study", f"the study folder's name {folder[-2]!r}", study)
     out: dict[str, Any] = {"study": str(study)}
+    _clock.validate(doc, check, out)
     for key in ("title", "purpose", "baseline"):
         out[key] = _text(check, doc, key, key, doc.get(key))
 
@@ -184,6 +189,8 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
                 "baseline_configuration": s["baseline"],
                 "group_by_json": json.dumps(s["group_by"]),
                 "notes_json": json.dumps(s["notes"]),
+                "utc_offset_minutes": s["utc_offset_minutes"],
+                "timezone": s["timezone"],
             }
         ],
     )
