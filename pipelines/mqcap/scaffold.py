@@ -39,6 +39,7 @@ study: {study}
 #   - configuration: MQ + AT-TLS
 # notes:
 #   - Shown in the report's introduction.
+# timezone: Europe/Berlin                # the runs' local clock (or utc_offset: "+01:00")
 """
 
 RUN_TEMPLATE = """\
@@ -52,6 +53,8 @@ run: {run}                          # unique in the study
 # interval:                         # optional when the driver results give it
 #   start: 2024-06-01T10:00:00      # ISO timestamps, local time of the measured system
 #   end: 2024-06-01T10:05:00
+# utc_offset: "+01:00"              # the local clock's offset from UTC (amqsrua prints UTC);
+# timezone: Europe/Berlin           #   or an IANA zone instead (default: study.yaml, else UTC)
 # system: MPX1                      # z/OS system id (SMF SID), to attribute SMF/RMF data
 # qmgr: QML1                        # queue manager
 # platform: zos                     # zos | distributed | appliance (with study.yaml support)
