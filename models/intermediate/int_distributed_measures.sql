@@ -102,40 +102,43 @@ mon_records as (
     group by run_key, monitoring_type, file_id, record_line, coalesce(object_name, 'QMGR')
 ),
 
+-- One typed list says which count of which record type makes which rate: puts and gets of
+-- queue (per queue) and MQI statistics (queue manager wide), messages of channel statistics.
+mon_counts as (
+    select
+        mon_records.run_key,
+        mon_records.subject,
+        mon_records.interval_s,
+        kinds.measure,
+        kinds.unit,
+        case kinds.counted
+            when 'puts' then mon_records.puts
+            when 'gets' then mon_records.gets
+            when 'channel_msgs' then mon_records.channel_msgs
+        end as counted
+    from mon_records
+    inner join (
+        values
+        ('QueueStatistics', 'mqput_rate_per_s', 'calls per second', 'puts'),
+        ('QueueStatistics', 'mqget_rate_per_s', 'calls per second', 'gets'),
+        ('MQIStatistics', 'mqput_rate_per_s', 'calls per second', 'puts'),
+        ('MQIStatistics', 'mqget_rate_per_s', 'calls per second', 'gets'),
+        ('ChannelStatistics', 'channel_msgs_per_s', 'messages per second', 'channel_msgs')
+    ) as kinds (monitoring_type, measure, unit, counted)
+        on mon_records.monitoring_type = kinds.monitoring_type
+),
+
 mon_measures as (
+    -- Rates over the seconds of the records that gave the count.
     select
         run_key,
-        'mqput_rate_per_s' as measure,
+        measure,
         subject,
-        'calls per second' as unit,
-        sum(puts) / nullif(sum(case when puts is not null then interval_s end), 0)
+        unit,
+        sum(counted) / nullif(sum(case when counted is not null then interval_s end), 0)
             as measure_value
-    from mon_records
-    where monitoring_type in ('QueueStatistics', 'MQIStatistics')
-    group by run_key, subject
-    union all
-    select
-        run_key,
-        'mqget_rate_per_s' as measure,
-        subject,
-        'calls per second' as unit,
-        sum(gets) / nullif(sum(case when gets is not null then interval_s end), 0)
-            as measure_value
-    from mon_records
-    where monitoring_type in ('QueueStatistics', 'MQIStatistics')
-    group by run_key, subject
-    union all
-    select
-        run_key,
-        'channel_msgs_per_s' as measure,
-        subject,
-        'messages per second' as unit,
-        sum(channel_msgs)
-        / nullif(sum(case when channel_msgs is not null then interval_s end), 0)
-            as measure_value
-    from mon_records
-    where monitoring_type = 'ChannelStatistics'
-    group by run_key, subject
+    from mon_counts
+    group by run_key, measure, subject, unit
     union all
     -- Weighted by messages: the mean network time of the run's messages on the channel.
     select
