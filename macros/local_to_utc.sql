@@ -1,20 +1,19 @@
 {#-
-    A local timestamp expression in UTC, with the first clock stated of: the run's fixed
-    utc_offset_minutes, the run's IANA timezone, the study's offset, the study's timezone
-    (`run` and `study` are relations with utc_offset_minutes and timezone columns). None
-    stated: the local clock is taken to be UTC. An IANA zone is resolved at that instant
-    (summer time), with DuckDB's ICU time zones.
+    Conversions between the measured system's local clock and UTC, for a run's clock as
+    int_runs states it: `tz` an IANA zone (resolved at that instant, summer time included, with
+    DuckDB's ICU time zones) or, when it is NULL, `offset` minutes east of UTC (NULL: 0, the
+    local clock taken to be UTC). Arguments are SQL expressions.
 -#}
-{% macro local_to_utc(ts, run, study) %}
+{% macro local_to_utc(ts, offset, tz) %}
 case
-    when {{ run }}.utc_offset_minutes is not null
-        then {{ ts }} - to_minutes(cast({{ run }}.utc_offset_minutes as bigint))
-    when {{ run }}.timezone is not null
-        then timezone('UTC', timezone({{ run }}.timezone, {{ ts }}))
-    when {{ study }}.utc_offset_minutes is not null
-        then {{ ts }} - to_minutes(cast({{ study }}.utc_offset_minutes as bigint))
-    when {{ study }}.timezone is not null
-        then timezone('UTC', timezone({{ study }}.timezone, {{ ts }}))
-    else {{ ts }}
+    when {{ tz }} is not null then timezone('UTC', timezone({{ tz }}, {{ ts }}))
+    else {{ ts }} - to_minutes(cast(coalesce({{ offset }}, 0) as bigint))
+end
+{% endmacro %}
+
+{% macro utc_to_local(ts, offset, tz) %}
+case
+    when {{ tz }} is not null then timezone({{ tz }}, timezone('UTC', {{ ts }}))
+    else {{ ts }} + to_minutes(cast(coalesce({{ offset }}, 0) as bigint))
 end
 {% endmacro %}

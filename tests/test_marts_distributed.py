@@ -210,3 +210,46 @@ def test_runs_carry_their_clock_in_dim_run(warehouse):
         "dist/r9": ("run", 60, "2019-03-06 19:15:00", "2019-03-06 18:15:00"),
         "distny/n1": ("study", -240, "2019-07-06 14:15:00", "2019-07-06 18:15:00"),
     }
+
+
+def test_series_give_each_interval_in_the_runs_local_clock(warehouse):
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        rows = con.execute(
+            """select run_key, measure_source, measure, subject, strftime(interval_end_local,
+                      '%Y-%m-%d %H:%M:%S.%g'), seconds_into_run, interval_s, measure_value,
+                      source_file, source_line
+               from marts.fct_distributed_series
+               where (measure = 'log_write_latency_us'
+                      and run_key in ('dist/r2', 'dist/r5', 'dist/r7', 'distny/n1'))
+                  or (run_key = 'dist/r1' and subject in ('APP.REPLY', 'APP.REQUEST')
+                      and measure = 'mqput_rate_per_s')
+               order by run_key, subject, measure_source"""
+        ).fetchall()
+        count = con.execute("select count(*) from marts.fct_distributed_series").fetchone()[0]
+    finally:
+        con.close()
+    assert rows == [
+        # r1 has no offset: amqsrua's put time is shown as printed; amqsmon's 5-minute record.
+        ("dist/r1", "amqsmon", "mqput_rate_per_s", "APP.REPLY", "2024-05-06 09:05:00.000",
+         300.0, 300.0, 2501.0, "dist/r1/amqsmon.txt", 26),
+        ("dist/r1", "amqsmon", "mqput_rate_per_s", "APP.REQUEST", "2024-05-06 09:05:00.000",
+         300.0, 300.0, 2501.0, "dist/r1/amqsmon.txt", 26),
+        ("dist/r1", "amqsrua", "mqput_rate_per_s", "APP.REQUEST", "2024-05-06 09:00:05.130",
+         5.13, 10.002, pytest.approx(50020 / 10.002), "dist/r1/amqsrua.txt", 13),
+        ("dist/r2", "amqsrua", "log_write_latency_us", "RUN", "2019-03-03 18:20:10.130",
+         310.13, 10.0, 994.0, "loose/amqsrua_log.txt", 1),
+        # UTC+1: 18:20:10.13 UTC is 19:20:10.13 local, 310.13 s after the run's 19:15 start.
+        ("dist/r5", "amqsrua", "log_write_latency_us", "RUN", "2019-03-04 19:20:10.130",
+         310.13, 10.0, 994.0, "loose/amqsrua_log_20190304.txt", 1),
+        ("dist/r7", "amqsrua", "log_write_latency_us", "RUN", "2019-03-05 13:20:10.130",
+         310.13, 10.0, 994.0, "loose/amqsrua_log_20190305.txt", 1),
+        # New York summer time (UTC-4) from the study file's timezone.
+        ("distny/n1", "amqsrua", "log_write_latency_us", "RUN", "2019-07-06 14:20:10.130",
+         310.13, 10.0, 994.0, "loose/amqsrua_log_20190706.txt", 1),
+    ]
+    # amqsrua in r1: host CPU, qmgr CPU, APP.REQUEST puts and gets, QMGR puts, and the 5-minute
+    # DISK/Log publication's latency, physical and logical bytes (8); the real DISK/Log capture
+    # gives 3 in each of r2, r5, r7, r9, n1 (15); amqsmon gives QMGR puts and gets, two queues'
+    # puts and gets, the channel's messages and network time (8) in r1 and r3 (16).
+    assert count == 8 + 15 + 16

@@ -29,6 +29,30 @@ study_clocks as (
     group by study
 ),
 
+clocks as (
+    select
+        runs.run_key,
+        case
+            when runs.utc_offset_minutes is not null or runs.timezone is not null then 'run'
+            when
+                study_clocks.utc_offset_minutes is not null or study_clocks.timezone is not null
+                then 'study'
+            else 'none'
+        end as clock_source,
+        case
+            when runs.utc_offset_minutes is not null or runs.timezone is not null
+                then runs.utc_offset_minutes
+            else study_clocks.utc_offset_minutes
+        end as clock_offset_minutes,
+        case
+            when runs.utc_offset_minutes is not null or runs.timezone is not null
+                then runs.timezone
+            else study_clocks.timezone
+        end as clock_timezone
+    from runs
+    left join study_clocks on runs.study = study_clocks.study
+),
+
 labels as (
     select
         run_key,
@@ -85,30 +109,29 @@ select
     runs.study || '/' || coalesce(runs.baseline_run_id, runs.run_id) as baseline_run_key,
     coalesce(runs.baseline_run_id, runs.run_id) = runs.run_id as is_baseline,
     runs.source_file as manifest_file,
-    -- The interval in UTC, for sources stamped in UTC (amqsrua): the run's utc_offset, else its
-    -- timezone, else the study's utc_offset, else the study's timezone; none stated: UTC.
+    -- The run's clock: its run.yaml utc_offset or timezone, else its study.yaml's; none
+    -- stated, the local clock is taken to be UTC. An IANA zone's offset follows the date.
+    clocks.clock_source,
+    clocks.clock_timezone as timezone,
     case
-        when runs.utc_offset_minutes is not null or runs.timezone is not null then 'run'
-        when study_clocks.utc_offset_minutes is not null or study_clocks.timezone is not null
-            then 'study'
-        else 'none'
-    end as clock_source,
-    -- The offset at the interval's start, in minutes east of UTC (0 when none stated).
-    {{ dbt.datediff(
-        local_to_utc('coalesce(runs.interval_start, driver_intervals.interval_start)',
-            'runs', 'study_clocks'),
-        'coalesce(runs.interval_start, driver_intervals.interval_start)',
-        'minute'
-    ) }} as utc_offset_minutes,
+        when clocks.clock_timezone is null then coalesce(clocks.clock_offset_minutes, 0)
+        else {{ dbt.datediff(
+            local_to_utc('coalesce(runs.interval_start, driver_intervals.interval_start)',
+                'clocks.clock_offset_minutes', 'clocks.clock_timezone'),
+            'coalesce(runs.interval_start, driver_intervals.interval_start)',
+            'minute'
+        ) }}
+    end as utc_offset_minutes,
+    -- The interval in UTC, for sources stamped in UTC (amqsrua).
     {{ local_to_utc(
         'coalesce(runs.interval_start, driver_intervals.interval_start)',
-        'runs', 'study_clocks'
+        'clocks.clock_offset_minutes', 'clocks.clock_timezone'
     ) }} as interval_start_utc,
     {{ local_to_utc(
         'coalesce(runs.interval_end, driver_intervals.interval_end)',
-        'runs', 'study_clocks'
+        'clocks.clock_offset_minutes', 'clocks.clock_timezone'
     ) }} as interval_end_utc
 from runs
 left join labels on runs.run_key = labels.run_key
-left join study_clocks on runs.study = study_clocks.study
+left join clocks on runs.run_key = clocks.run_key
 left join driver_intervals on runs.run_key = driver_intervals.run_key
