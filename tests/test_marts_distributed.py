@@ -178,9 +178,7 @@ def test_amqsmon_dropped_outside_runs_goes_to_the_run_of_its_queue_manager(measu
 
 
 def test_amqsrua_utc_times_meet_runs_at_their_stated_offset(measures):
-    holders = sorted(
-        k[0] for k in measures if k[1] == "log_write_latency_us" and k[0] != "dist/r1"
-    )
+    holders = sorted(k[0] for k in measures if k[1] == "log_write_latency_us" and k[0] != "dist/r1")
     # One run per day holds the publication: the one whose local interval, moved to UTC by
     # its offset (run.yaml, interval timestamps or study.yaml), holds 18:20:05 UTC.
     assert holders == ["dist/r2", "dist/r5", "dist/r7", "dist/r9", "distny/n1"]
@@ -231,22 +229,92 @@ def test_series_give_each_interval_in_the_runs_local_clock(warehouse):
         con.close()
     assert rows == [
         # r1 has no offset: amqsrua's put time is shown as printed; amqsmon's 5-minute record.
-        ("dist/r1", "amqsmon", "mqput_rate_per_s", "APP.REPLY", "2024-05-06 09:05:00.000",
-         300.0, 300.0, 2501.0, "dist/r1/amqsmon.txt", 26),
-        ("dist/r1", "amqsmon", "mqput_rate_per_s", "APP.REQUEST", "2024-05-06 09:05:00.000",
-         300.0, 300.0, 2501.0, "dist/r1/amqsmon.txt", 26),
-        ("dist/r1", "amqsrua", "mqput_rate_per_s", "APP.REQUEST", "2024-05-06 09:00:05.130",
-         5.13, 10.002, pytest.approx(50020 / 10.002), "dist/r1/amqsrua.txt", 13),
-        ("dist/r2", "amqsrua", "log_write_latency_us", "RUN", "2019-03-03 18:20:10.130",
-         310.13, 10.0, 994.0, "loose/amqsrua_log.txt", 1),
+        (
+            "dist/r1",
+            "amqsmon",
+            "mqput_rate_per_s",
+            "APP.REPLY",
+            "2024-05-06 09:05:00.000",
+            300.0,
+            300.0,
+            2501.0,
+            "dist/r1/amqsmon.txt",
+            26,
+        ),
+        (
+            "dist/r1",
+            "amqsmon",
+            "mqput_rate_per_s",
+            "APP.REQUEST",
+            "2024-05-06 09:05:00.000",
+            300.0,
+            300.0,
+            2501.0,
+            "dist/r1/amqsmon.txt",
+            26,
+        ),
+        (
+            "dist/r1",
+            "amqsrua",
+            "mqput_rate_per_s",
+            "APP.REQUEST",
+            "2024-05-06 09:00:05.130",
+            5.13,
+            10.002,
+            pytest.approx(50020 / 10.002),
+            "dist/r1/amqsrua.txt",
+            13,
+        ),
+        (
+            "dist/r2",
+            "amqsrua",
+            "log_write_latency_us",
+            "RUN",
+            "2019-03-03 18:20:10.130",
+            310.13,
+            10.0,
+            994.0,
+            "loose/amqsrua_log.txt",
+            1,
+        ),
         # UTC+1: 18:20:10.13 UTC is 19:20:10.13 local, 310.13 s after the run's 19:15 start.
-        ("dist/r5", "amqsrua", "log_write_latency_us", "RUN", "2019-03-04 19:20:10.130",
-         310.13, 10.0, 994.0, "loose/amqsrua_log_20190304.txt", 1),
-        ("dist/r7", "amqsrua", "log_write_latency_us", "RUN", "2019-03-05 13:20:10.130",
-         310.13, 10.0, 994.0, "loose/amqsrua_log_20190305.txt", 1),
+        (
+            "dist/r5",
+            "amqsrua",
+            "log_write_latency_us",
+            "RUN",
+            "2019-03-04 19:20:10.130",
+            310.13,
+            10.0,
+            994.0,
+            "loose/amqsrua_log_20190304.txt",
+            1,
+        ),
+        (
+            "dist/r7",
+            "amqsrua",
+            "log_write_latency_us",
+            "RUN",
+            "2019-03-05 13:20:10.130",
+            310.13,
+            10.0,
+            994.0,
+            "loose/amqsrua_log_20190305.txt",
+            1,
+        ),
         # New York summer time (UTC-4) from the study file's timezone.
-        ("distny/n1", "amqsrua", "log_write_latency_us", "RUN", "2019-07-06 14:20:10.130",
-         310.13, 10.0, 994.0, "loose/amqsrua_log_20190706.txt", 1),
+        (
+            "distny/n1",
+            "amqsrua",
+            "log_write_latency_us",
+            "RUN",
+            "2019-07-06 14:20:10.130",
+            310.13,
+            10.0,
+            994.0,
+            "loose/amqsrua_log_20190706.txt",
+            1,
+        ),
     ]
     # amqsrua in r1: host CPU, qmgr CPU, APP.REQUEST puts and gets, QMGR puts, and the 5-minute
     # DISK/Log publication's latency, physical and logical bytes (8); the real DISK/Log capture

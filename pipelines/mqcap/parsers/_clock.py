@@ -92,9 +92,7 @@ def validate(doc: Any, check: Any, out: dict) -> None:
     """
     offset, zone = doc.get("utc_offset"), doc.get("timezone")
     if offset is not None and zone is not None:
-        check.fail(
-            doc, "timezone", "timezone", "either utc_offset or timezone, not both", zone
-        )
+        check.fail(doc, "timezone", "timezone", "either utc_offset or timezone, not both", zone)
     out["utc_offset_minutes"] = None
     out["timezone"] = None
     if offset is not None:
