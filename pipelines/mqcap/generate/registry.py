@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from mqcap.generate.chstatus import write_chstatus
+from mqcap.generate.distributed import write_amqsmon, write_amqsrua
 from mqcap.generate.driver import write_driver
 from mqcap.generate.manifest import write_manifest
 from mqcap.generate.netstat import write_netstat
@@ -30,4 +31,6 @@ WRITERS: tuple[tuple[str, Writer], ...] = (
     ("chstatus", write_chstatus),
     ("netstat", write_netstat),
     ("smf_mq", write_smf),
+    ("amqsrua", write_amqsrua),
+    ("amqsmon", write_amqsmon),
 )

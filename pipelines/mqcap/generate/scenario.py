@@ -82,6 +82,9 @@ class RunPlan:
     driver: str = "csv"
     with_interval: bool = True
     xqtime_growth: float = 1.0
+    # amqsrua / amqsmon output of a distributed or appliance run (generate/distributed.py):
+    # the scenario's monitoring figures plus utc_offset_minutes, or None for no such files.
+    monitoring: dict[str, Any] | None = None
 
     @property
     def end(self) -> datetime:

@@ -21,6 +21,7 @@ from fractions import Fraction
 from typing import Any
 
 from mqcap.generate.scenario import RunPlan, ScenarioError
+from mqcap.parsers._clock import parse_offset
 
 
 def sweep_rate(peak: float, single_rt_us: float, threads: int) -> float:
@@ -149,4 +150,25 @@ def _plan(
         scenario=scen,
         driver="cph",
         with_interval=False,
+        monitoring=_monitoring(doc, scen, model, size),
     )
+
+
+def _monitoring(doc: dict, scen: str, model: str, size: int) -> dict | None:
+    """The ``monitoring`` figures for a run it selects (amqsrua, amqsmon files), else None.
+
+    The section's ``scenarios``, ``hardware_models`` and ``message_bytes`` lists select runs
+    (a missing list selects all); the study file's ``utc_offset`` says how far the appliance's
+    UTC publication times are from the local times of the run (generate/distributed.py).
+    """
+    mon = doc["thread_sweep"].get("monitoring")
+    if not mon:
+        return None
+    for key, value in (("scenarios", scen), ("hardware_models", model), ("message_bytes", size)):
+        if key in mon and value not in mon[key]:
+            return None
+    offset = (doc.get("study_file") or {}).get("utc_offset", 0)
+    minutes = parse_offset(offset)
+    if minutes is None:
+        raise ScenarioError(f"study_file.utc_offset: {offset!r} is not a UTC offset like '+01:00'")
+    return {**mon, "utc_offset_minutes": minutes}
