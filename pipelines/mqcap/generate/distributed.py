@@ -115,8 +115,7 @@ def write_amqsrua(plan: RunPlan, folder: Path) -> list[Path]:
             "RAM total bytes - estimate for queue manager 2048MB",
             head,
             f"Log - physical bytes written {p['phys_bytes']} {_rate(p['phys_bytes'], iv)}/sec",
-            f"Log - logical bytes written {p['logical_bytes']} "
-            f"{_rate(p['logical_bytes'], iv)}/sec",
+            f"Log - logical bytes written {p['logical_bytes']} {_rate(p['logical_bytes'], iv)}/sec",
             f"Log - write latency {p['latency_us']} uSec",
             "Log - current primary space in use 4.20%",
             head,
