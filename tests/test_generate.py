@@ -32,6 +32,8 @@ KIND_BY_NAME = {
     "mqsmf.bin": "smf_mq",
     "study.yaml": "study",
     "cph.out": "driver_cph",
+    "amqsrua.txt": "amqsrua",
+    "amqsmon.txt": "amqsmon",
 }
 
 
@@ -96,7 +98,8 @@ def test_every_generated_file_is_recognised_as_its_kind_and_parses(fresh):
         result = parse_file(parser, path)
         assert sum(df.height for df in result.tables.values()) > 0, path
         seen[parser.kind] = seen.get(parser.kind, 0) + 1
-    # attls + keysize + protection (82 runs), streaming (9), threadsweep (320, mq-cph output)
+    # attls + keysize + protection (82 runs), streaming (9), threadsweep (320, mq-cph output;
+    # its 20 local 2 KB M2002A runs with amqsrua and amqsmon output)
     assert seen == {
         "manifest": 411,
         "study": 2,
@@ -107,6 +110,8 @@ def test_every_generated_file_is_recognised_as_its_kind_and_parses(fresh):
         "chstatus": 43,
         "netstat": 10,
         "smf_mq": 43,
+        "amqsrua": 20,
+        "amqsmon": 20,
     }
 
 

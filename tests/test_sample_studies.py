@@ -274,6 +274,37 @@ def test_thread_sweep_runs_have_no_interval_and_name_their_platform(marts):
     ]
 
 
+def test_thread_sweep_queue_manager_resources_from_amqsrua_and_amqsmon(marts):
+    # The 20 local 2 KB runs on M2002A carry amqsrua and amqsmon output (study clock UTC+1).
+    assert marts(
+        """select count(distinct m.run_key), min(r.scenario), max(r.scenario),
+                  min(r.hardware_model), max(r.hardware_model), min(r.message_bytes),
+                  max(r.message_bytes), min(r.utc_offset_minutes), max(r.clock_source)
+           from marts.fct_run_measures m join marts.dim_run r using (run_key)
+           where r.study = 'threadsweep' and m.measure = 'qmgr_cpu_pct'"""
+    ) == [(20, "local", "local", "M2002A", "M2002A", 2048, 2048, 60, "study")]
+    # The two sources count the same calls: per run, amqsrua's queue-manager MQPUT rate over its
+    # publications equals amqsmon's over its one 60-second record.
+    rows = marts(
+        """select run_id, measure_source,
+                  sum(measure_value * interval_s) / sum(interval_s) as rate
+           from marts.fct_distributed_series
+           where study = 'threadsweep' and measure = 'mqput_rate_per_s' and subject = 'QMGR'
+           group by run_id, measure_source order by run_id, measure_source"""
+    )
+    by_run: dict[str, dict[str, float]] = {}
+    for run, source, rate in rows:
+        by_run.setdefault(run, {})[source] = rate
+    assert len(by_run) == 20
+    for run, rates in by_run.items():
+        assert rates["amqsrua"] == pytest.approx(rates["amqsmon"], rel=1e-12), run
+    # 6 publications x (host CPU, qmgr CPU, latency, 2 log byte counts, 2 QMGR rates, 4 queue
+    # rates) + amqsmon's MQI (2) and queue (4) rates, per run.
+    assert marts(
+        "select count(*) from marts.fct_distributed_series where study = 'threadsweep'"
+    ) == [(20 * (6 * 11 + 6),)]
+
+
 def test_no_straight_line_fit_of_rate_or_round_trip_against_threads(marts):
     assert marts(
         """select count(*) from marts.fct_fit
