@@ -388,6 +388,26 @@ def thread_ticks(threads: list[int], min_octaves: float = 0.9) -> list[int]:
     return sorted(kept)
 
 
+def threads_x(threads: pd.Series):
+    """The x encoding of requester threads: numeric, on a log-2 scale when the counts span a
+    decade, the measured counts as ticks in numeric order (labels that would overlap, 64, 100,
+    150 on a log axis, are dropped, never drawn on each other).
+
+    Example:
+        alt.Chart(df).mark_line().encode(x=threads_x(df["threads"]), y="rate_per_s:Q")
+    """
+    import altair as alt
+
+    counts = sorted(int(t) for t in threads.dropna().unique())
+    log = len(counts) > 2 and spans_decades(threads.dropna().astype(float))
+    return alt.X(
+        "threads:Q",
+        title="Requester threads" + (" (log scale)" if log else ""),
+        scale=alt.Scale(type="log", base=2, nice=False) if log else alt.Scale(),
+        axis=alt.Axis(values=thread_ticks(counts) if log else None, format="d"),
+    )
+
+
 def sweep_chart(
     sweep: pd.DataFrame,
     measure: str,
@@ -410,20 +430,11 @@ def sweep_chart(
     df = sweep[sweep[measure].notna() & sweep["threads"].notna()].copy()
     df["configuration"] = df["configuration"].astype(str)
     df, panels = sweep_panels(df, group_by)
-    threads = sorted(int(t) for t in df["threads"].unique())
-    log = len(threads) > 2 and spans_decades(df["threads"].astype(float))
     base = (
         alt.Chart(df)
         .mark_line(point=alt.OverlayMarkDef(size=18), strokeWidth=1.4)
         .encode(
-            x=alt.X(
-                "threads:Q",
-                title="Requester threads" + (" (log scale)" if log else ""),
-                scale=alt.Scale(type="log", base=2, nice=False) if log else alt.Scale(),
-                # The measured thread counts as ticks, in numeric order; labels that would
-                # overlap (64, 100, 150 on a log axis) are dropped, never drawn on each other.
-                axis=alt.Axis(values=thread_ticks(threads) if log else None, format="d"),
-            ),
+            x=threads_x(df["threads"]),
             # A linear y axis from zero: saturation shows as the curve flattening.
             y=alt.Y(
                 f"{measure}:Q", title=_SWEEP_Y.get(measure, measure), scale=alt.Scale(zero=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import pandas as pd
 
 from mqcap.report import queries as q
-from mqcap.report.charts import _titled, color_scale, spans_decades, sweep_panels, thread_ticks
+from mqcap.report.charts import _titled, color_scale, sweep_panels, threads_x
 
 # The measures this section shows, in order, with their labels (unit included).
 MEASURES = {
@@ -158,19 +158,12 @@ def measures_chart(per_run: pd.DataFrame, colors: dict[str, str], caption: str, 
     color = alt.Color(
         "configuration:N", scale=color_scale(colors), sort=list(colors), title="Configuration"
     )
-    threads = sorted(int(t) for t in df["threads"].dropna().unique())
-    if len(threads) > 1:
-        log = len(threads) > 2 and spans_decades(df["threads"].astype(float))
+    if df["threads"].nunique() > 1:
         base = (
             alt.Chart(df)
             .mark_line(point=alt.OverlayMarkDef(size=18), strokeWidth=1.4)
             .encode(
-                x=alt.X(
-                    "threads:Q",
-                    title="Requester threads" + (" (log scale)" if log else ""),
-                    scale=alt.Scale(type="log", base=2, nice=False) if log else alt.Scale(),
-                    axis=alt.Axis(values=thread_ticks(threads) if log else None, format="d"),
-                ),
+                x=threads_x(df["threads"]),
                 y=alt.Y("measure_value:Q", title=None, scale=alt.Scale(zero=True)),
                 color=color,
                 detail="line:N",
