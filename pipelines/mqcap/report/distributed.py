@@ -213,7 +213,7 @@ def over_time_chart(per_interval: pd.DataFrame, measure: str, colors: dict[str, 
     df["configuration"] = df["configuration"].astype(str)
     if df["threads"].nunique() > 1:
         df = df.sort_values("threads")
-        df["panel"] = df["threads"].map(lambda t: f"{int(t)} threads")
+        df["panel"] = df["threads"].map(lambda t: f"{int(t)} thread" + ("s" if t != 1 else ""))
     else:
         df["panel"] = df["run_id"]
     panels = list(dict.fromkeys(df["panel"]))
