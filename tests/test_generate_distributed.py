@@ -81,5 +81,5 @@ def test_printed_rates_are_amqsruas_arithmetic(tmp_path):
 def test_a_study_offset_that_is_not_one_is_a_scenario_error():
     doc = _small()
     doc["study_file"]["utc_offset"] = "CET"
-    with pytest.raises(ScenarioError, match="study_file.utc_offset: 'CET'"):
+    with pytest.raises(ScenarioError, match=r"study_file\.utc_offset: 'CET' is not a UTC offset"):
         list(expand(doc))
