@@ -28,6 +28,9 @@ select
     channels,
     baseline_run_id,
     labels_json,
+    replicate,
+    build,
+    version,
     file_id,
     source_file
 from source

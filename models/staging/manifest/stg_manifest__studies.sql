@@ -10,6 +10,8 @@ select
     baseline_configuration,
     group_by_json,
     notes_json,
+    min_change_pct,
+    change_point_pvalue,
     file_id,
     source_file
 from source

@@ -58,6 +58,10 @@ TOP_FIELDS = {
     "jobs": "a mapping of job name -> role (MSTR, CHIN, TCPIP, AMSM, APP, OTHER)",
     "transactions": "transactions in the interval (when the driver does not give a rate)",
     "channels": "channels started or stopped (channel start/stop runs)",
+    # Noise and history (README "Replicates and history"): all optional text labels.
+    "replicate": "a replicate set's name: runs of a configuration sharing it are repeats",
+    "build": "the build (driver, fix pack, commit) measured; runs over builds form a history",
+    "version": "the product version measured (e.g. 9.3.0.5); a history label like build",
 }
 WORKLOAD_FIELDS = (
     "type",
@@ -95,6 +99,9 @@ RUN_TABLE = Table(
         "channels": "BIGINT",
         "baseline_run_id": "VARCHAR",
         "labels_json": "VARCHAR",
+        "replicate": "VARCHAR",
+        "build": "VARCHAR",
+        "version": "VARCHAR",
     },
     "One row per run manifest.",
 )
@@ -217,6 +224,9 @@ def validate(doc: Any, ctx: ParseContext) -> dict:
         "hardware_model",
         "scenario",
         "series",
+        "replicate",
+        "build",
+        "version",
     ):
         value = doc.get(key)
         if value is not None and not isinstance(value, str | int | float):
@@ -474,6 +484,9 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
                 "channels": m["channels"],
                 "baseline_run_id": m["baseline"],
                 "labels_json": json.dumps(m["labels"], sort_keys=True),
+                "replicate": m["replicate"],
+                "build": m["build"],
+                "version": m["version"],
             }
         ],
     )
