@@ -2,24 +2,31 @@
 -- the number of runs in its set. `mqcap compare` and the "What changed" section read it.
 with sets as (
     select * from {{ ref('int_run_sets') }}
+),
+
+settings as (
+    select * from {{ ref('int_noise_settings') }}
 )
 
 select
-    run_key,
-    study,
-    run_id,
-    configuration,
-    workload_point,
-    point_labels,
-    point_key,
-    series_key,
-    set_key,
-    replicate,
-    build,
-    version,
-    history_label,
-    history_order,
-    history_time_local,
-    run_start_local,
-    cast(count(*) over (partition by set_key) as bigint) as runs_in_set
+    sets.run_key,
+    sets.study,
+    sets.run_id,
+    sets.configuration,
+    sets.workload_point,
+    sets.point_labels,
+    sets.point_key,
+    sets.series_key,
+    sets.set_key,
+    sets.replicate,
+    sets.build,
+    sets.version,
+    sets.history_label,
+    sets.history_order,
+    sets.history_time_local,
+    sets.run_start_local,
+    cast(count(*) over (partition by sets.set_key) as bigint) as runs_in_set,
+    settings.min_change_pct,
+    settings.change_point_pvalue
 from sets
+left join settings on sets.study = settings.study

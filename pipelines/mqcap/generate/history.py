@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import random
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -52,6 +53,12 @@ class HistoryStudy:
     shifts: Sequence[Shift] = ()
     seed: int = 20
     noise_settings: dict | None = None
+    # Manifest labels per configuration (e.g. protection); a point's own go in its "labels".
+    config_labels: dict | None = None
+    # SMF-like CPU rows name their system and time, so two studies measured at the same times
+    # on the same system would be one measurement (README "exactly once by content"): each
+    # study gets its own days unless ``start`` is given.
+    start: datetime | None = None
     files: list[Path] = field(default_factory=list)
 
 
@@ -72,7 +79,9 @@ def write_history_study(out_dir: Path | str, **kwargs) -> HistoryStudy:
     rng = random.Random(plan.seed)
     root = Path(out_dir) / plan.study
     root.mkdir(parents=True, exist_ok=True)
-    start = datetime(2026, 3, 2, 8, 0, 0)
+    start = plan.start or datetime(2026, 3, 2, 8) + timedelta(
+        days=100 * (zlib.crc32(plan.study.encode()) % 100)
+    )
     baseline = plan.configurations[0]
     study_yaml = [
         HEADER.rstrip("\n"),
@@ -93,6 +102,10 @@ def write_history_study(out_dir: Path | str, **kwargs) -> HistoryStudy:
                 for r in range(1, plan.replicates + 1):
                     run_start = start + timedelta(days=b, seconds=slot * (INTERVAL_S + 60))
                     slot += 1
+                    labels = {
+                        **((plan.config_labels or {}).get(config) or {}),
+                        **(point.get("labels") or {}),
+                    }
                     run_id = "-".join(
                         x
                         for x in (
@@ -100,6 +113,7 @@ def write_history_study(out_dir: Path | str, **kwargs) -> HistoryStudy:
                             f"c{c + 1}",
                             f"{point['message_bytes']}b",
                             f"t{point['threads']}",
+                            *(str(v) for v in (point.get("labels") or {}).values()),
                             f"r{r}",
                         )
                     )
@@ -128,6 +142,8 @@ def write_history_study(out_dir: Path | str, **kwargs) -> HistoryStudy:
                         f"  message_bytes: {point['message_bytes']}",
                         "  persistence: nonpersistent",
                         f"  threads: {point['threads']}",
+                        *(["labels:"] if labels else []),
+                        *(f'  {k}: "{v}"' for k, v in labels.items()),
                         f"replicate: {r}",
                         *([f"build: {build}"] if build is not None else []),
                         "jobs: {QMH1MSTR: MSTR, QMH1CHIN: CHIN}",
