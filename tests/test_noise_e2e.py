@@ -292,3 +292,24 @@ def test_compare_refuses_what_it_cannot_compare(built, tmp_path):
     target = tmp_path / "cmp.parquet"
     out = _compare(built, "b01", "b02", "--format", "parquet", "-o", str(target))
     assert out.exit_code == 0 and target.exists()
+
+
+def test_findings_report_no_change_from_inside_the_noise(built):
+    # Every largest_change finding of a replicated study comes from a set whose change is
+    # significant; in `noisy` (0.5% inside 5% noise, no set differs) there is none at all.
+    rows = _rows(
+        built,
+        "select f.study, f.measure, c.verdict from marts.fct_findings f "
+        "join marts.dim_run_set s on f.subject = s.run_key "
+        "left join marts.fct_replicate_comparison c on c.set_key = s.set_key "
+        "and c.measure = f.measure and c.subject = 'TOTAL' "
+        "where f.kind = 'largest_change' and f.study in ('history', 'noisy') order by all",
+    )
+    assert [r["study"] for r in rows if r["study"] == "noisy"] == []
+    assert rows == [{"study": "history", "measure": "cpu_us_per_txn", "verdict": "better"}]
+    noisy = _rows(
+        built,
+        "select count(*) as n from marts.fct_replicate_comparison "
+        "where study = 'noisy' and verdict <> 'no significant change'",
+    )
+    assert noisy == [{"n": 0}]
