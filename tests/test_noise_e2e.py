@@ -313,3 +313,39 @@ def test_findings_report_no_change_from_inside_the_noise(built):
         "where study = 'noisy' and verdict <> 'no significant change'",
     )
     assert noisy == [{"n": 0}]
+
+
+def test_report_section_what_changed(built):
+    out = CliRunner().invoke(
+        main,
+        ["-q", "report", "--study", "history", "--format", "html", "--warehouse",
+         str(built.warehouse), "--raw", str(built.raw_root), "--reports", str(built.reports_out)],
+        catch_exceptions=False,
+    )  # fmt: skip
+    assert out.exit_code == 0, out.output
+    page = (built.reports_out / "history.html").read_text()
+    assert 'id="sec-changes"' in page and "What changed" in page
+    body = " ".join(page[page.index('id="sec-changes"') : page.index('id="sec-appendix"')].split())
+    # The verdict counts and the change point come from the marts.
+    counts = _rows(
+        built,
+        "select verdict, count(*) as n from marts.fct_replicate_comparison "
+        "where study = 'history' group by 1 order by 2 desc, 1",
+    )
+    total = sum(c["n"] for c in counts)
+    assert f"among {total} comparisons with the baseline" in body
+    for c in counts:
+        assert f"{c['n']} {c['verdict']}" in body
+    (cp,) = _rows(
+        built,
+        "select pct_change, runs_before, runs_after from marts.fct_change_points "
+        "where study = 'history' and subject = 'TOTAL'",
+    )
+    assert f"{cp['pct_change']:+.2f}%" in body and ">b07<" in body
+    assert f"{cp['runs_before']} / {cp['runs_after']}" in body
+    # Significant changes come first: the first verdict in the first table is not "no ...".
+    first_table = body[body.index("<table") : body.index("</table>")]
+    verdicts = [v for v in ("better", "worse", "no significant change") if v in first_table]
+    assert verdicts and "no significant change" not in first_table
+    # One series chart per measure x subject with a change point, the change marked as a rule.
+    assert body.count("vegaEmbed(") == 3 and body.count('"strokeDash"') == 3
