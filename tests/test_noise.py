@@ -210,3 +210,39 @@ def test_every_measure_has_a_direction():
     named |= {"qmgr_cpu_pct", "host_cpu_pct", "log_physical_bytes_per_s", "log_logical_bytes_per_s"}
     assert sorted(named - set(directions)) == []
     assert directions["cpu_us_per_txn"] == "lower" and directions["rate_per_s"] == "higher"
+
+
+def test_report_rows_split_significant_from_the_rest():
+    import pandas as pd
+
+    from mqcap.report import changes as chg
+
+    base = {
+        "configuration": "B", "workload_point": "request_reply, 2048 B", "point_labels": None,
+        "history_label": "b07", "measure": "cpu_us_per_txn", "subject": "TOTAL",
+        "variant_n": 3, "baseline_n": 3,
+    }  # fmt: skip
+    frame = pd.DataFrame(
+        [
+            {**base, "pct_change": 3.0, "pct_ci95_low": 0.73, "pct_ci95_high": 5.27,
+             "verdict": "worse"},
+            {**base, "subject": "MSTR", "pct_change": 0.4, "pct_ci95_low": -1.0,
+             "pct_ci95_high": 1.8, "verdict": "no significant change"},
+            {**base, "subject": "CHIN", "point_labels": "cipher=aes", "variant_n": 1,
+             "pct_change": -2.0, "pct_ci95_low": None, "pct_ci95_high": None,
+             "verdict": "one run: no interval"},
+        ]
+    )  # fmt: skip
+    sig = chg.comparison_rows(frame, significant=True)
+    assert sig.to_dict("records") == [
+        {"Configuration": "B", "Point": "request_reply, 2048 B", "Build": "b07",
+         "Measure": "cpu_us_per_txn", "Subject": "TOTAL", "Runs": "3 vs 3", "Change": "+3.00%",
+         "95% interval": "[+0.73%, +5.27%]", "Verdict": "worse"},
+    ]  # fmt: skip
+    rest = chg.comparison_rows(frame, significant=False)
+    assert list(rest["95% interval"]) == ["[-1.00%, +1.80%]", "one run: no interval"]
+    assert list(rest["Point"]) == ["request_reply, 2048 B", "request_reply, 2048 B [cipher=aes]"]
+    assert len(chg.comparison_rows(frame)) == 3
+    assert chg.verdict_counts(frame) == {
+        "worse": 1, "no significant change": 1, "one run: no interval": 1
+    }  # fmt: skip

@@ -104,11 +104,12 @@ def _point(row) -> str:
     return row["workload_point"] + (f" [{labels}]" if isinstance(labels, str) else "")
 
 
-def comparison_rows(comparisons: pd.DataFrame, significant_only: bool = False) -> pd.DataFrame:
-    """One row per comparison, significant changes first (the mart's order kept)."""
+def comparison_rows(comparisons: pd.DataFrame, significant: bool | None = None) -> pd.DataFrame:
+    """One row per comparison in the mart's order (largest change first); ``significant``
+    True keeps the better / worse ones, False the others, None all."""
     df = comparisons
-    if significant_only:
-        df = df[df["verdict"].isin(SIGNIFICANT)]
+    if significant is not None:
+        df = df[df["verdict"].isin(SIGNIFICANT) == significant]
     rows = [
         {
             "Configuration": r["configuration"],
