@@ -246,3 +246,11 @@ def test_report_rows_split_significant_from_the_rest():
     assert chg.verdict_counts(frame) == {
         "worse": 1, "no significant change": 1, "one run: no interval": 1
     }  # fmt: skip
+
+
+def test_a_zero_baseline_is_judged_by_the_difference():
+    c = noise.compare([0.0, 0.0, 0.0], [2.0, 3.0, 4.0], better_when="lower")
+    assert c.pct_change is None and c.pct_ci_low is None
+    assert c.diff_ci_low == pytest.approx(3 - 4.3027 / math.sqrt(3), abs=1e-4)
+    assert c.verdict == "worse"
+    assert noise.compare([0.0, 0.0], [0.0, 1.0], "lower").verdict == "no significant change"

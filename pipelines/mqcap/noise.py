@@ -143,7 +143,10 @@ def compare_summaries(
         pct_ci_low=pct_low,
         pct_ci_high=pct_high,
         p_value=p,
-        verdict=verdict_of(pct, pct_low, pct_high, better_when, min_change_pct),
+        verdict=verdict_of(pct, pct_low, pct_high, better_when, min_change_pct)
+        if pct is not None or low is None
+        # A baseline mean of 0 (no drops, no wait) has no % change: the difference decides.
+        else verdict_of(difference, low, high, better_when, 0.0),
         threshold=threshold_text(min_change_pct),
     )
 
