@@ -49,7 +49,7 @@ def built(tmp_path_factory) -> Settings:
         noise_pct=5.0,
         seed=5,
         shifts=[Shift("round_trip_us", 0.5, configuration="Feature on")],
-        noise_settings={"min_change_pct": 0.25},
+        noise_settings={"min_change_pct": 0.25, "change_point_pvalue": 0.01},
     )
     write_history_study(
         raw,
@@ -220,6 +220,16 @@ def test_planted_regression_is_the_one_change_point_at_build_b07(built):
     )
     assert 2.0 < cp["pct_change"] < 4.0 and cp["p_value"] < 0.001
     assert cp["run_ids_after"].split(", ")[0] == "b07-c1-2048b-t4-r1"
+    # Thresholds: the defaults for `history`, study.yaml's `noise` for `noisy`.
+    settings = _rows(
+        built,
+        "select distinct study, min_change_pct, change_point_pvalue from marts.dim_run_set "
+        "where study in ('history', 'noisy') order by study",
+    )
+    assert settings == [
+        {"study": "history", "min_change_pct": 1.0, "change_point_pvalue": 0.001},
+        {"study": "noisy", "min_change_pct": 0.25, "change_point_pvalue": 0.01},
+    ]
     # The means are those of the runs on each side, from the marts' per-run values.
     (means,) = _rows(
         built,
