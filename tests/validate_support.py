@@ -12,6 +12,7 @@ from pathlib import Path
 import duckdb
 
 from mqcap.generate import generate, load_scenario
+from mqcap.generate.history import Shift, write_history_study
 from mqcap.settings import Settings
 
 PROJECT = Path(__file__).resolve().parent.parent
@@ -114,6 +115,10 @@ def build_warehouse(settings: Settings) -> str:
             shutil.copytree(study, raw / study.name)
     if not any(raw.rglob("rmf_crypto.txt")):
         _scenarios(raw)
+    # Replicates over builds with a planted step, so fct_change_points has rows to check.
+    write_history_study(
+        raw, builds=[f"b{i:02d}" for i in range(1, 7)], shifts=[Shift("round_trip_us", 4.0, "b04")]
+    )
     _fixtures(raw)
     first = ingest(settings)
     unexpected = [o for o in first.set_aside if Path(o.path).name not in NOT_LANDED]

@@ -8,7 +8,8 @@
 --                        (fct_rate_target), with its XQTIME p95;
 --   largest_change       per measure (rate, round trip, CPU per transaction in total, XQTIME
 --                        p95), the run with the largest % change against its baseline run
---                        (fct_comparison; rate and round trip only for studies without a sweep);
+--                        (fct_comparison; rate and round trip only for studies without a sweep;
+--                        never a run whose replicate set shows no significant change);
 --   saturation           per configuration of a thread sweep: its highest maximum, where it
 --                        is reached, and in how many series the last doubling adds < 5%;
 --   cost_per_kb          fitted CPU per transaction against message size (fct_fit, R-squared
@@ -145,6 +146,18 @@ sweep_studies as (
     where shape = 'thread_sweep'
 ),
 
+inside_noise as (
+    -- Runs whose replicate set shows no significant change against its baseline set
+    -- (fct_replicate_comparison, 2+ runs on each side): no finding from inside the noise.
+    select
+        sets.run_key,
+        noise.measure,
+        noise.subject
+    from {{ ref('dim_run_set') }} as sets
+    inner join {{ ref('fct_replicate_comparison') }} as noise on sets.set_key = noise.set_key
+    where noise.verdict = 'no significant change'
+),
+
 changes as (
     select
         comparison.*,
@@ -155,8 +168,14 @@ changes as (
     from comparison
     inner join runs as compared on comparison.run_key = compared.run_key
     left join sweep_studies on comparison.study = sweep_studies.study
+    left join inside_noise
+        on
+            comparison.run_key = inside_noise.run_key
+            and comparison.measure = inside_noise.measure
+            and comparison.subject = inside_noise.subject
     where
         comparison.pct_change is not null
+        and inside_noise.run_key is null
         -- channel start/stop runs have their own measures (time and CPU per channel)
         and compared.workload_type not in ('channel_start', 'channel_stop')
         and (

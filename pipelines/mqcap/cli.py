@@ -437,6 +437,78 @@ def sql(
 
 
 @main.command()
+@click.argument("a")
+@click.argument("b")
+@click.option("--study", default=None, help="The study, when A or B is a name in several.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv", "json", "parquet"]),
+    default="table",
+    show_default=True,
+)
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to a file."
+)
+@click.option("--max-rows", type=int, default=200, show_default=True, help="Rows shown as a table.")
+@click.pass_context
+def compare(
+    ctx: click.Context,
+    a: str,
+    b: str,
+    study: str | None,
+    fmt: str,
+    output: Path | None,
+    max_rows: int,
+) -> None:
+    """Compare B with A (the baseline): every measure, % change, 95% interval, verdict.
+
+    A and B are two runs (run id or study/run), two configurations or two builds (a run.yaml
+    `build` or `version`); prefix run:, config: or build: when a name is several things.
+    Configurations are paired by workload point, builds by configuration and point; the runs
+    on a side at a point are its replicates. The verdict is better / worse (by the measure's
+    direction: lower cost and latency, higher throughput) when the 95% Welch interval of the
+    change excludes 0 and the change is at least the study's min_change_pct (study.yaml
+    noise, default 1%), else "no significant change"; a side with one run gives "one run: no
+    interval". Reads the marts only (`mqcap build` first).
+
+    \b
+    Example:
+      mqcap compare b06 b07 --study history
+      mqcap compare "MQ + System SSL" "MQ + AT-TLS" --format csv -o attls.csv
+      mqcap compare run:ssl-chacha-2k run:attls-chacha-2k
+    """
+    import polars as pl
+
+    from mqcap.compare import compare_frame, table_frame
+    from mqcap.sqlquery import format_table, sandbox
+
+    if fmt == "parquet" and output is None:
+        raise UsageError("--format parquet needs --output FILE")
+    s = _settings(ctx)
+    with warehouse.connect(s.warehouse, read_only=True) as con:
+        sandbox(con)
+        frame, threshold = compare_frame(con, a, b, study)
+    if fmt == "parquet":
+        frame.write_parquet(output)
+        click.echo(f"{frame.height} rows -> {output}", err=True)
+        return
+    if fmt == "table":
+        text_out = f"{b} against {a}\n{format_table(table_frame(frame), max_rows)}\n"
+        text_out += f"verdict: {threshold}\n"
+    elif fmt == "csv":
+        text_out = frame.with_columns(pl.lit(threshold).alias("threshold")).write_csv()
+    else:
+        rows = frame.with_columns(pl.lit(threshold).alias("threshold")).to_dicts()
+        text_out = json.dumps(rows, default=str, indent=1) + "\n"
+    if output is not None:
+        output.write_text(text_out)
+        click.echo(f"{frame.height} rows -> {output}", err=True)
+    else:
+        click.echo(text_out, nl=False)
+
+
+@main.command()
 @click.option("--max-rows", type=int, default=100, show_default=True, help="Rows shown per result.")
 @click.option(
     "--wait",

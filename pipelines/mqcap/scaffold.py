@@ -40,6 +40,9 @@ study: {study}
 # notes:
 #   - Shown in the report's introduction.
 # timezone: Europe/Berlin                # the runs' local clock (or utc_offset: "+01:00")
+# noise:                                 # thresholds of replicate verdicts and change points
+#   min_change_pct: 1                    # smallest % change called better / worse (default 1)
+#   change_point_pvalue: 0.001           # significance of a change point over builds (0.001)
 """
 
 RUN_TEMPLATE = """\
@@ -74,6 +77,9 @@ run: {run}                          # unique in the study
 # jobs:                             # job name or RMF report class -> MSTR, CHIN, TCPIP, AMSM, APP, OTHER
 #   QML1MSTR: MSTR
 #   QML1CHIN: CHIN
+# replicate: 1                      # this repeat's name, when the point is measured several times
+# build: mq940-b0217                # the build measured: runs over builds form a history
+# version: 9.4.0.5                  # the product version (a history label without a build)
 """
 
 

@@ -31,6 +31,9 @@ select
     -- The local clock, when stated (run.yaml utc_offset / timezone; int_runs adds the study's).
     utc_offset_minutes,
     timezone,
+    replicate,
+    build,
+    version,
     file_id,
     source_file
 from source

@@ -12,6 +12,8 @@ select
     notes_json,
     utc_offset_minutes,
     timezone,
+    min_change_pct,
+    change_point_pvalue,
     file_id,
     source_file
 from source

@@ -60,6 +60,10 @@ TOP_FIELDS = {
     "transactions": "transactions in the interval (when the driver does not give a rate)",
     "channels": "channels started or stopped (channel start/stop runs)",
     **_clock.FIELDS,
+    # Noise and history (README "Replicates and history"): all optional text labels.
+    "replicate": "a replicate set's name: runs of a configuration sharing it are repeats",
+    "build": "the build (driver, fix pack, commit) measured; runs over builds form a history",
+    "version": "the product version measured (e.g. 9.3.0.5); a history label like build",
 }
 WORKLOAD_FIELDS = (
     "type",
@@ -99,6 +103,9 @@ RUN_TABLE = Table(
         "labels_json": "VARCHAR",
         "utc_offset_minutes": "BIGINT",  # the local clock's offset from UTC, if stated
         "timezone": "VARCHAR",  # the IANA zone of the local clock, if stated
+        "replicate": "VARCHAR",
+        "build": "VARCHAR",
+        "version": "VARCHAR",
     },
     "One row per run manifest.",
 )
@@ -243,6 +250,9 @@ def validate(doc: Any, ctx: ParseContext) -> dict:
         "hardware_model",
         "scenario",
         "series",
+        "replicate",
+        "build",
+        "version",
     ):
         value = doc.get(key)
         if value is not None and not isinstance(value, str | int | float):
@@ -504,6 +514,9 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
                 "labels_json": json.dumps(m["labels"], sort_keys=True),
                 "utc_offset_minutes": m["utc_offset_minutes"],
                 "timezone": m["timezone"],
+                "replicate": m["replicate"],
+                "build": m["build"],
+                "version": m["version"],
             }
         ],
     )

@@ -45,6 +45,14 @@ TOP_FIELDS = {
     "configurations": "a list of {configuration, display_name}, in report order",
     "notes": "a text or a list of texts shown in the introduction",
     **_clock.FIELDS,  # the local clock of the study's runs (a run.yaml may state its own)
+    "noise": "a mapping: min_change_pct (verdicts and change points), change_point_pvalue",
+}
+# Noise-aware comparisons and change points (README "Replicates and history"): defaults and
+# the accepted ranges of the study file's ``noise`` mapping.
+NOISE_DEFAULTS = {"min_change_pct": 1.0, "change_point_pvalue": 0.001}
+NOISE_RANGES = {
+    "min_change_pct": (0.0, 100.0, "a percentage from 0 to 100"),
+    "change_point_pvalue": (1e-9, 0.5, "a p-value above 0 and at most 0.5"),
 }
 DIMENSION_RE = re.compile(r"^[a-z][a-z0-9_]{0,62}$")
 
@@ -60,6 +68,8 @@ STUDY_TABLE = Table(
         "notes_json": "VARCHAR",
         "utc_offset_minutes": "BIGINT",  # the runs' local clock's offset from UTC, if stated
         "timezone": "VARCHAR",  # the IANA zone of the runs' local clock, if stated
+        "min_change_pct": "DOUBLE",
+        "change_point_pvalue": "DOUBLE",
     },
     "One row per study file (study.yaml).",
 )
@@ -158,11 +168,34 @@ def validate(doc: Any, ctx: ParseContext) -> dict:
             check, item, "display_name", f"{field}.display_name", item.get("display_name")
         )
         out["configurations"].append((name, display or name))
+    out.update(_noise(check, doc))
     if out["baseline"] is not None and seen and out["baseline"] not in seen:
         check.fail(
             doc, "baseline", "baseline", f"one of the listed configurations {sorted(seen)}",
             out["baseline"],
         )  # fmt: skip
+    return out
+
+
+def _noise(check: _Checker, doc: _Mapping) -> dict[str, float | None]:
+    """The optional ``noise`` mapping; a setting left out is NULL (the marts use the default)."""
+    noise = doc.get("noise")
+    out: dict[str, float | None] = dict.fromkeys(NOISE_DEFAULTS)
+    if noise is None:
+        return out
+    if not isinstance(noise, _Mapping):
+        check.fail(doc, "noise", "noise", TOP_FIELDS["noise"], noise)
+    for key, value in noise.items():
+        if key not in NOISE_RANGES:
+            check.fail(noise, key, f"noise.{key}", f"one of {', '.join(NOISE_RANGES)}", key)
+        low, high, expected = NOISE_RANGES[key]
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not (low <= value <= high)
+        ):
+            check.fail(noise, key, f"noise.{key}", expected, value)
+        out[key] = float(value)
     return out
 
 
@@ -191,6 +224,8 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
                 "notes_json": json.dumps(s["notes"]),
                 "utc_offset_minutes": s["utc_offset_minutes"],
                 "timezone": s["timezone"],
+                "min_change_pct": s["min_change_pct"],
+                "change_point_pvalue": s["change_point_pvalue"],
             }
         ],
     )

@@ -1,0 +1,144 @@
+"""One row per variant replicate set x measure x subject: Welch comparison with its baseline set.
+
+The baseline set of a variant set is the set holding the baseline runs its runs' manifests name
+(the most named one), else, when its runs name no other run, the set of the study's baseline
+configuration (dim_configuration) at the same workload point and history label. Arithmetic
+(mqcap.noise.compare_summaries): difference of the means, Welch's 95% interval with the
+Welch-Satterthwaite degrees of freedom, % change and its interval relative to the baseline mean,
+the two-sided Welch p-value and the verdict (better / worse / no significant change; "one run:
+no interval" when a side has one run) with the study's min_change_pct.
+"""
+
+import pandas as pd
+
+from mqcap.noise import Summary, compare_summaries
+
+COLUMNS = {
+    "comparison_key": "string",
+    "study": "string",
+    "set_key": "string",
+    "baseline_set_key": "string",
+    "baseline_source": "string",
+    "configuration": "string",
+    "baseline_configuration": "string",
+    "workload_point": "string",
+    "point_labels": "string",
+    "history_label": "string",
+    "measure": "string",
+    "subject": "string",
+    "unit": "string",
+    "better_when": "string",
+    "baseline_n": "Int64",
+    "baseline_mean": "float64",
+    "baseline_sd": "float64",
+    "variant_n": "Int64",
+    "variant_mean": "float64",
+    "variant_sd": "float64",
+    "difference": "float64",
+    "pct_change": "float64",
+    "welch_df": "float64",
+    "t_critical_95": "float64",
+    "diff_ci95_low": "float64",
+    "diff_ci95_high": "float64",
+    "pct_ci95_low": "float64",
+    "pct_ci95_high": "float64",
+    "p_value": "float64",
+    "verdict": "string",
+    "min_change_pct": "float64",
+    "threshold": "string",
+}
+
+
+def _none(value):
+    return None if pd.isna(value) else value
+
+
+def _baseline_sets(runs: pd.DataFrame, configs: pd.DataFrame) -> dict[str, tuple[str, str]]:
+    """set_key -> (baseline set_key, how it was chosen)."""
+    set_of = dict(zip(runs["run_key"], runs["set_key"], strict=True))
+    named = runs[~runs["is_baseline"]].assign(
+        baseline_set=lambda f: f["baseline_run_key"].map(set_of)
+    )
+    named = named[named["baseline_set"].notna() & (named["baseline_set"] != named["set_key"])]
+    out: dict[str, tuple[str, str]] = {}
+    for set_key, g in named.groupby("set_key"):
+        counts = g["baseline_set"].value_counts()
+        best = sorted(counts[counts == counts.max()].index)[0]
+        out[set_key] = (best, "manifest baseline runs")
+    base_config = configs[configs["is_baseline"]][["study", "configuration"]]
+    base_runs = runs.merge(base_config, on=["study", "configuration"])
+    by_point = {
+        (r.study, r.point_key, _none(r.history_label)): r.set_key for r in base_runs.itertuples()
+    }
+    base_names = set(zip(base_config["study"], base_config["configuration"], strict=True))
+    for r in runs.drop_duplicates("set_key").itertuples():
+        if r.set_key in out or (r.study, r.configuration) in base_names:
+            continue
+        match = by_point.get((r.study, r.point_key, _none(r.history_label)))
+        if match is not None and match != r.set_key:
+            out[r.set_key] = (match, "baseline configuration")
+    return out
+
+
+def model(dbt, session):
+    dbt.config(materialized="table")
+    sets = dbt.ref("int_run_sets").df()
+    baselines = dbt.ref("int_runs").df()
+    runs = sets.merge(baselines[["run_key", "is_baseline", "baseline_run_key"]], on="run_key")
+    configs = dbt.ref("dim_configuration").df()
+    stats = dbt.ref("fct_replicate_stats").df()
+    settings = dbt.ref("int_noise_settings").df().set_index("study")
+    pairs = _baseline_sets(runs, configs)
+    stat = {(r.set_key, r.measure, r.subject): r for r in stats.itertuples()}
+    out = []
+    for r in stats.itertuples():
+        if r.set_key not in pairs:
+            continue
+        base_key, source = pairs[r.set_key]
+        b = stat.get((base_key, r.measure, r.subject))
+        if b is None:
+            continue
+        min_pct = float(settings.loc[r.study, "min_change_pct"])
+        c = compare_summaries(
+            Summary(int(b.n_runs), b.mean_value, _none(b.sd_value), None, None),
+            Summary(int(r.n_runs), r.mean_value, _none(r.sd_value), None, None),
+            _none(r.better_when),
+            min_pct,
+        )
+        out.append(
+            {
+                "comparison_key": r.replicate_stat_key,
+                "study": r.study,
+                "set_key": r.set_key,
+                "baseline_set_key": base_key,
+                "baseline_source": source,
+                "configuration": r.configuration,
+                "baseline_configuration": b.configuration,
+                "workload_point": r.workload_point,
+                "point_labels": _none(r.point_labels),
+                "history_label": _none(r.history_label),
+                "measure": r.measure,
+                "subject": r.subject,
+                "unit": r.unit,
+                "better_when": _none(r.better_when),
+                "baseline_n": int(b.n_runs),
+                "baseline_mean": b.mean_value,
+                "baseline_sd": _none(b.sd_value),
+                "variant_n": int(r.n_runs),
+                "variant_mean": r.mean_value,
+                "variant_sd": _none(r.sd_value),
+                "difference": c.difference,
+                "pct_change": c.pct_change,
+                "welch_df": c.welch_df,
+                "t_critical_95": c.t_critical,
+                "diff_ci95_low": c.diff_ci_low,
+                "diff_ci95_high": c.diff_ci_high,
+                "pct_ci95_low": c.pct_ci_low,
+                "pct_ci95_high": c.pct_ci_high,
+                "p_value": c.p_value,
+                "verdict": c.verdict,
+                "min_change_pct": min_pct,
+                "threshold": c.threshold,
+            }
+        )
+    return pd.DataFrame(out, columns=list(COLUMNS)).astype(COLUMNS)
