@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from mqcap.parsers.base import ParseContext, read_text_lines
+from mqcap.parsers.base import MAX_LINE_BYTES, UTF8_BOM, ParseContext, open_input
 
 # Spaced-out page titles: "C R Y P T O  H A R D W A R E  A C T I V I T Y", "C P U  A C T I V I T Y".
 _SPACED_TITLE = re.compile(r"[A-Z0-9/](?: {1,4}[A-Z0-9/]){3,}")
@@ -32,6 +32,65 @@ _PAGE_ONLY = re.compile(r"PAGE\s+\d+")
 CRYPTO_TITLE = "CRYPTO HARDWARE ACTIVITY"
 WORKLOAD_TITLE = "WORKLOAD ACTIVITY"
 CC_CHARS = "10-+ "
+CHUNK_BYTES = 4 << 20
+
+
+def line_chunks(
+    ctx: ParseContext, chunk_bytes: int = CHUNK_BYTES
+) -> Iterator[tuple[int, list[str]]]:
+    """(number of the first line, lines) of a latin-1 text file, a few MB at a time.
+
+    The lines ``read_text_lines(ctx, encoding="latin-1")`` gives (a UTF-8 BOM dropped, NUL
+    bytes and lines over ``MAX_LINE_BYTES`` refused naming the line), without a Python step per
+    line: each chunk is checked, decoded and split at once. Trailing carriage returns are left
+    on the lines (the report parsers strip trailing blanks themselves).
+
+    Example:
+        for first, lines in line_chunks(ctx): ...
+    """
+    lineno = 1
+    done = 0
+    rest = b""
+    with open_input(ctx.path, ctx.source_file) as fh:
+        block = fh.read(chunk_bytes)
+        if block.startswith(UTF8_BOM):
+            block = block[len(UTF8_BOM) :]
+        while True:
+            data = rest + block
+            if block:
+                cut = data.rfind(b"\n") + 1
+                # The first line of the chunk continues the rest of the last one: the only line
+                # that can outgrow the cap (chunks are smaller than the cap).
+                first_end = data.find(b"\n")
+                if (first_end < 0 and len(data) > MAX_LINE_BYTES) or first_end >= MAX_LINE_BYTES:
+                    raise ctx.error(
+                        f"line longer than {MAX_LINE_BYTES} bytes (no line end): not a text "
+                        "capture or report",
+                        line=lineno,
+                    )
+                if cut == 0:
+                    rest = data
+                    block = fh.read(chunk_bytes)
+                    continue
+                data, rest = data[:cut], data[cut:]
+            elif not data:
+                break
+            nul = data.find(b"\x00")
+            if nul >= 0:
+                raise ctx.error(
+                    "binary data (NUL byte) in a text file", line=lineno + data.count(b"\n", 0, nul)
+                )
+            text = data.decode("latin-1")
+            if text.endswith("\n"):
+                text = text[:-1]
+            lines = text.split("\n")
+            done += len(data)
+            yield lineno, lines
+            lineno += len(lines)
+            ctx.progress(done)
+            if not block:
+                break
+            block = fh.read(chunk_bytes)
 
 
 def page_title(text: str) -> str | None:
@@ -123,7 +182,7 @@ class ReportPages:
         ctx, wanted, title_of, header_of = self.ctx, self.title, page_title, header_fields
         in_report = False
         cc_on = self.carriage_control
-        for lineno, raw in read_text_lines(ctx, encoding="latin-1"):
+        for lineno, raw in _numbered(line_chunks(ctx)):
             if raw[:1] == "#" and not raw[1:2].isalnum():
                 # "# DERIVED TEXT ..." notes, not "#SWAPS 2828" (a WORKLOAD ACTIVITY row).
                 ctx.unknown("comment line")
@@ -178,6 +237,11 @@ class ReportPages:
     def found(self, default: str) -> str:
         """The other reports' titles seen, for the message when this report was not found."""
         return ", ".join(sorted(self.other_titles)) or default
+
+
+def _numbered(chunks: Iterator[tuple[int, list[str]]]) -> Iterator[tuple[int, str]]:
+    for first, lines in chunks:
+        yield from enumerate(lines, first)
 
 
 _ZOS = re.compile(r"z/OS\s+(V\d+R\d+)")
