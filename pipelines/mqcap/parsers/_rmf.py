@@ -205,7 +205,8 @@ class ReportPages:
                 if in_report:
                     yield BLANK, lineno, text
                 continue
-            title = title_of(text)
+            # page_title's own first test, inline: most lines are not spelled-out titles.
+            title = title_of(text) if stripped[1:2] == " " and stripped[3:4] == " " else None
             if title:
                 in_report = title == wanted
                 if in_report:
@@ -226,7 +227,9 @@ class ReportPages:
                     self.interval = new
                     yield PAGE, lineno, text
                     continue
-            if (new := header_of(text, self.interval)) is not None:
+            if ("RPT VERSION" in text or "z/OS" in text) and (
+                new := header_of(text, self.interval)
+            ) is not None:
                 self.interval = new
                 yield HEADER, lineno, text
                 continue

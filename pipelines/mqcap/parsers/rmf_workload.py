@@ -97,9 +97,11 @@ def sniff(head: bytes, name: str) -> bool:
 
 def _pairs(text: str) -> list[tuple[str, str]]:
     """``KEY value`` pairs of a block row, in order; keys may be several words (R/S AFFIN)."""
-    pairs, key = [], []
+    pairs: list[tuple[str, str]] = []
+    key: list[str] = []
+    is_value = _VALUE.fullmatch
     for tok in text.split():
-        if _VALUE.fullmatch(tok) and key:
+        if key and is_value(tok):
             pairs.append((" ".join(key), tok))
             key = []
         else:
@@ -124,6 +126,8 @@ def _block_row(ctx: ParseContext, section: Section, lineno: int, text: str) -> N
         elif not appl_taken and key in APPL_KEYS and (st_taken or key not in ST_KEYS):
             col = APPL_KEYS[key]
             appl_taken = True
+        elif appl_taken:
+            break  # APPL % is the last column taken: nothing after it lands
         else:
             continue
         if col in section.values:
