@@ -247,6 +247,9 @@ def _emit(
             continue
         fn = None if slot.part == "card" else (slot.function or function)
         g = groups.setdefault((fn, slot.scope), {})
+        if text.isascii() and text.replace(".", "", 1).isdigit():  # _rmf.number's fast path
+            g[slot.metric] = float(text)
+            continue
         value = _rmf.number(text)
         if value is None and text.strip("*-") and text != "N/A":
             raise ctx.error(f"crypto row: {text!r} is not a number", line=lineno)
