@@ -37,3 +37,69 @@ def test_every_input_gives_the_fingerprinted_output(corpus, kind):
         if got != WANT[name]:
             differ.append(f"{name}: got {got}, want {WANT[name]}")
     assert not differ, "\n".join(differ[:5]) + f"\n({len(differ)} input(s) differ)"
+
+
+def _lines_both_ways(path, chunk: int, encoding: str) -> tuple[list, list]:
+    """(lines or error) of read_text_lines and of the chunked reader of the encoding's parsers
+    (latin-1: _rmf.line_chunks; utf-8: _kv.iter_line_chunks) for one file."""
+    from mqcap.errors import InputError
+    from mqcap.parsers import _kv, _rmf
+    from mqcap.parsers.base import ParseContext, read_text_lines
+
+    chunks = _rmf.line_chunks if encoding == "latin-1" else _kv.iter_line_chunks
+    out = []
+    for reader in (
+        lambda ctx: ((n, t) for n, t in read_text_lines(ctx, encoding=encoding)),
+        lambda ctx: (
+            (n, t.rstrip("\r"))
+            for first, lines in chunks(ctx, chunk)
+            for n, t in enumerate(lines, first)
+        ),
+    ):
+        ctx = ParseContext(path=path, source_file=path.name)
+        try:
+            out.append(list(reader(ctx)))
+        except InputError as exc:
+            out.append([str(exc)])
+    return out[0], out[1]
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "utf-8"])
+@pytest.mark.parametrize("chunk", [3, 5, 16, 64, 1000])
+def test_chunked_lines_equal_line_by_line_reading(tmp_path, monkeypatch, chunk, encoding):
+    # The RMF (latin-1) and capture (utf-8) parsers read chunks, split at once; the lines,
+    # their numbers and the refusals (NUL byte, a line over the cap, counted with a BOM on
+    # line 1) must be those of read_text_lines at every chunk size, the cap lowered to 40
+    # bytes to reach it. (Bad UTF-8 is left out: the capture reader words its message
+    # differently.)
+    import random
+
+    from mqcap.parsers import _kv, _rmf, base
+
+    for module in (base, _rmf, _kv):
+        monkeypatch.setattr(module, "MAX_LINE_BYTES", 40)
+    rng = random.Random(chunk)
+    inputs = [
+        b"",
+        b"\n",
+        b"one line no end",
+        b"\xef\xbb\xbf" + b"x" * 36 + b"\n",  # 40 bytes with the BOM and the line end: kept
+        b"\xef\xbb\xbf" + b"x" * 37 + b"\n",  # 41: refused on line 1
+        b"a\r\nb\r\n\r\nt\xc3\xa9t\xc3\xa9\r\n",
+        b"ok\n" + b"y" * 39 + b"\nnext\n",  # exactly the cap with its line end
+        b"ok\n" + b"y" * 40 + b"\nnext\n",  # one over
+        b"ok\nok\n" + b"z" * 50,  # no line end, over the cap
+        b"ok\nbad \x00 here\nmore\n",
+        b"x" * 39,
+    ]
+    for _ in range(40):
+        lines = [
+            bytes(rng.choice(b"ab \r\t") for _ in range(rng.choice([0, 1, 5, 20, 38, 39, 45])))
+            for _ in range(rng.randint(1, 12))
+        ]
+        inputs.append(b"\n".join(lines) + rng.choice([b"", b"\n", b"\r\n"]))
+    for i, data in enumerate(inputs):
+        path = tmp_path / f"in{i}.txt"
+        path.write_bytes(data)
+        want, got = _lines_both_ways(path, chunk, encoding)
+        assert got == want, (data, got, want)

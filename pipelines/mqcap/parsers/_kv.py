@@ -58,28 +58,36 @@ def iter_line_chunks(
     Example:
         for first, lines in iter_line_chunks(ctx): ...
     """
+    # Only the first line of a chunk (it continues the rest of the last one) can outgrow the
+    # cap when chunks are no larger than the cap; the cap counts line 1's BOM (read_text_lines).
+    chunk_bytes = min(chunk_bytes, MAX_LINE_BYTES)
     lineno = 1
     done = 0
     rest = b""
     first = True
     with open_input(ctx.path, ctx.source_file) as fh:
+        bom = 0
         while True:
             block = fh.read(chunk_bytes)
             if first:
                 first = False
-                block = block.removeprefix(UTF8_BOM)
+                if block.startswith(UTF8_BOM):
+                    bom = len(UTF8_BOM)
+                    block = block[bom:] or fh.read(chunk_bytes)
             data = rest + block
             if not block:
                 rest = b""
             else:
                 cut = data.rfind(b"\n") + 1
+                first_end = data.find(b"\n")
+                cap = MAX_LINE_BYTES - (bom if lineno == 1 else 0)
+                if (first_end < 0 and len(data) > cap) or first_end >= cap:
+                    raise ctx.error(
+                        f"line longer than {MAX_LINE_BYTES} bytes (no line end): not a "
+                        "text capture or report",
+                        line=lineno,
+                    )
                 if cut == 0:
-                    if len(data) > MAX_LINE_BYTES:
-                        raise ctx.error(
-                            f"line longer than {MAX_LINE_BYTES} bytes (no line end): not a "
-                            "text capture or report",
-                            line=lineno,
-                        )
                     rest = data
                     continue
                 data, rest = data[:cut], data[cut:]

@@ -48,21 +48,24 @@ def line_chunks(
     Example:
         for first, lines in line_chunks(ctx): ...
     """
+    # A line that is not the first of its chunk is shorter than the chunk: only the first line
+    # (which continues the rest of the last chunk) needs the length test when chunks <= the cap.
+    chunk_bytes = min(chunk_bytes, MAX_LINE_BYTES)
     lineno = 1
     done = 0
     rest = b""
     with open_input(ctx.path, ctx.source_file) as fh:
         block = fh.read(chunk_bytes)
-        if block.startswith(UTF8_BOM):
-            block = block[len(UTF8_BOM) :]
+        # The cap counts the BOM of line 1, as read_text_lines does.
+        bom = len(UTF8_BOM) if block.startswith(UTF8_BOM) else 0
+        block = block[bom:] or (fh.read(chunk_bytes) if bom else b"")
         while True:
             data = rest + block
             if block:
                 cut = data.rfind(b"\n") + 1
-                # The first line of the chunk continues the rest of the last one: the only line
-                # that can outgrow the cap (chunks are smaller than the cap).
                 first_end = data.find(b"\n")
-                if (first_end < 0 and len(data) > MAX_LINE_BYTES) or first_end >= MAX_LINE_BYTES:
+                cap = MAX_LINE_BYTES - (bom if lineno == 1 else 0)
+                if (first_end < 0 and len(data) > cap) or first_end >= cap:
                     raise ctx.error(
                         f"line longer than {MAX_LINE_BYTES} bytes (no line end): not a text "
                         "capture or report",
