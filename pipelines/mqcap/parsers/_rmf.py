@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import lru_cache
 
 from mqcap.parsers.base import MAX_LINE_BYTES, UTF8_BOM, ParseContext, open_input
 
@@ -282,16 +283,24 @@ def header_fields(text: str, current: Interval) -> Interval | None:
     return None
 
 
+@lru_cache(maxsize=1024)
+def _stamp(date: str, time: str) -> datetime | None:
+    try:
+        return datetime.strptime(f"{date} {time}", "%m/%d/%Y %H.%M.%S")
+    except ValueError:
+        return None
+
+
 def interval_start(ctx: ParseContext, iv: Interval, line: int) -> datetime:
     """DATE mm/dd/yyyy + TIME hh.mm.ss of a page header, as printed (no time zone)."""
     if iv.date is None or iv.time is None:
         raise ctx.error("RMF page header without DATE and TIME", line=iv.header_line or line)
-    try:
-        return datetime.strptime(f"{iv.date} {iv.time}", "%m/%d/%Y %H.%M.%S")
-    except ValueError:
+    stamp = _stamp(iv.date, iv.time)  # every section of an interval asks again
+    if stamp is None:
         raise ctx.error(
             f"RMF page header: bad DATE/TIME {iv.date} {iv.time}", line=iv.header_line or line
-        ) from None
+        )
+    return stamp
 
 
 def interval_seconds(ctx: ParseContext, iv: Interval, line: int) -> float | None:
