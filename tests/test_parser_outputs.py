@@ -103,3 +103,28 @@ def test_chunked_lines_equal_line_by_line_reading(tmp_path, monkeypatch, chunk, 
         path.write_bytes(data)
         want, got = _lines_both_ways(path, chunk, encoding)
         assert got == want, (data, got, want)
+
+
+def test_smf_pending_budget_flushes_without_changing_rows(tmp_path, monkeypatch):
+    # All pending SMF batches share one budget of values (memory flat in the dump size); a
+    # small budget makes many more, smaller batches of exactly the same rows.
+    from mqcap.parsers.base import ParseContext
+    from mqcap.parsers.smf import binary
+
+    from helpers import FIXTURES
+
+    dump = tmp_path / "three.dat"
+    dump.write_bytes(b"".join((FIXTURES / "smf" / f).read_bytes() for f in ("TESTCHL.dat",) * 3))
+
+    def batches() -> list[tuple[str, int]]:
+        ctx = ParseContext(path=dump, source_file=dump.name)
+        return [(t, len(b)) for t, b in binary.PARSER.parse(ctx)]
+
+    default = batches()
+    want = fingerprint(binary.PARSER, dump, dump.name)
+    monkeypatch.setattr(binary, "PENDING_CELLS", 5_000)
+    small = batches()
+    assert len(small) > 2 * len(default)
+    widest = max(binary.WIDTH[t] for t, _ in small)
+    assert all(n * binary.WIDTH[t] <= 5_000 + 40 * widest for t, n in small)
+    assert fingerprint(binary.PARSER, dump, dump.name) == want
