@@ -255,7 +255,7 @@ def _emit(
             raise ctx.error(f"crypto row: {text!r} is not a number", line=lineno)
         g[slot.metric] = value
     for (fn, scope), metrics in groups.items():
-        if all(v is None for v in metrics.values()):
+        if None in metrics.values() and all(v is None for v in metrics.values()):
             ctx.skip("crypto scope with no values")
             continue
         own = (
@@ -400,14 +400,16 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
                 close()
             continue
         stripped = text.strip()
-        if m := _SECTION.match(text):
+        # Both section-line patterns start with blanks and dashes: other lines skip the regexes.
+        dashed = stripped[:1] == "-"
+        if dashed and (m := _SECTION.match(text)):
             close()
             if iv.date is None:
                 raise ctx.error("crypto section before the page header (DATE/TIME)", line=lineno)
             section = Section(_section_kind(m.group(1)), lineno, iv.key)
             other_section = None
             continue
-        if (m := _OTHER_SECTION.match(text)) and not _GROUPS.search(m.group(1)):
+        if dashed and (m := _OTHER_SECTION.match(text)) and not _GROUPS.search(m.group(1)):
             # e.g. ICSF SERVICES: not a card section; its lines are skipped until the next one.
             close()
             other_section = m.group(1)
