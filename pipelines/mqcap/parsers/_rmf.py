@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import lru_cache
 
-from mqcap.parsers.base import MAX_LINE_BYTES, UTF8_BOM, ParseContext, open_input
+from mqcap.parsers.base import ParseContext, text_chunks
 
 # Spaced-out page titles: "C R Y P T O  H A R D W A R E  A C T I V I T Y", "C P U  A C T I V I T Y".
 _SPACED_TITLE = re.compile(r"[A-Z0-9/](?: {1,4}[A-Z0-9/]){3,}")
@@ -41,60 +41,18 @@ def line_chunks(
 ) -> Iterator[tuple[int, list[str]]]:
     """(number of the first line, lines) of a latin-1 text file, a few MB at a time.
 
-    The lines ``read_text_lines(ctx, encoding="latin-1")`` gives (a UTF-8 BOM dropped, NUL
-    bytes and lines over ``MAX_LINE_BYTES`` refused naming the line), without a Python step per
-    line: each chunk is checked, decoded and split at once. Trailing carriage returns are left
-    on the lines (the report parsers strip trailing blanks themselves).
+    The lines ``read_text_lines(ctx, encoding="latin-1")`` gives, with the same refusals (see
+    :func:`~mqcap.parsers.base.text_chunks`), without a Python step per line. Trailing carriage
+    returns are left on the lines (the report parsers strip trailing blanks themselves).
 
     Example:
         for first, lines in line_chunks(ctx): ...
     """
-    # A line that is not the first of its chunk is shorter than the chunk: only the first line
-    # (which continues the rest of the last chunk) needs the length test when chunks <= the cap.
-    chunk_bytes = min(chunk_bytes, MAX_LINE_BYTES)
-    lineno = 1
-    done = 0
-    rest = b""
-    with open_input(ctx.path, ctx.source_file) as fh:
-        block = fh.read(chunk_bytes)
-        # The cap counts the BOM of line 1, as read_text_lines does.
-        bom = len(UTF8_BOM) if block.startswith(UTF8_BOM) else 0
-        block = block[bom:] or (fh.read(chunk_bytes) if bom else b"")
-        while True:
-            data = rest + block
-            if block:
-                cut = data.rfind(b"\n") + 1
-                first_end = data.find(b"\n")
-                cap = MAX_LINE_BYTES - (bom if lineno == 1 else 0)
-                if (first_end < 0 and len(data) > cap) or first_end >= cap:
-                    raise ctx.error(
-                        f"line longer than {MAX_LINE_BYTES} bytes (no line end): not a text "
-                        "capture or report",
-                        line=lineno,
-                    )
-                if cut == 0:
-                    rest = data
-                    block = fh.read(chunk_bytes)
-                    continue
-                data, rest = data[:cut], data[cut:]
-            elif not data:
-                break
-            nul = data.find(b"\x00")
-            if nul >= 0:
-                raise ctx.error(
-                    "binary data (NUL byte) in a text file", line=lineno + data.count(b"\n", 0, nul)
-                )
-            text = data.decode("latin-1")
-            if text.endswith("\n"):
-                text = text[:-1]
-            lines = text.split("\n")
-            done += len(data)
-            yield lineno, lines
-            lineno += len(lines)
-            ctx.progress(done)
-            if not block:
-                break
-            block = fh.read(chunk_bytes)
+    for first, data in text_chunks(ctx, chunk_bytes):
+        text = data.decode("latin-1")
+        if text.endswith("\n"):
+            text = text[:-1]
+        yield first, text.split("\n")
 
 
 def page_title(text: str) -> str | None:
