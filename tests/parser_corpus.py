@@ -52,6 +52,7 @@ TEXT_DIRS = {
     "rmf_crypto": ["rmf/CRYPTO_*.txt"],
     "rmf_workload": ["rmf/WLMGL_*.txt"],
 }
+SCENARIOS = ("attls", "keysize", "protection", "streaming", "threadsweep")
 GENERATED = {
     "chstatus.txt": "chstatus",
     "netstat.txt": "netstat",
@@ -98,7 +99,10 @@ def _text_variants(data: bytes) -> Iterator[tuple[str, bytes]]:
 
 def _generated(work: Path) -> Path:
     out = work / "gen"
-    scenarios = sorted((ROOT / "data" / "scenarios").glob("*.yaml"))
+    # The scenarios named, not a glob: a scenario added later does not change the corpus. (A
+    # change of the generator's output for these formats does: check that the parsers are not
+    # the cause, then regenerate the fingerprints, saying so in the commit.)
+    scenarios = [ROOT / "data" / "scenarios" / f"{name}.yaml" for name in SCENARIOS]
     mqcap = Path(sys.executable).parent / "mqcap"
     subprocess.run(
         [str(mqcap), "generate", *map(str, scenarios), "--out", str(out), "--seed", "7", "-q"],

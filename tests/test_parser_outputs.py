@@ -36,7 +36,10 @@ def test_every_input_gives_the_fingerprinted_output(corpus, kind):
         got = fingerprint(PARSERS[k], path, path.name)
         if got != WANT[name]:
             differ.append(f"{name}: got {got}, want {WANT[name]}")
-    assert not differ, "\n".join(differ[:5]) + f"\n({len(differ)} input(s) differ)"
+    assert not differ, (
+        "\n".join(differ[:5]) + f"\n({len(differ)} input(s) differ; when only generated/ inputs"
+        " differ, check whether `mqcap generate` changed its output before blaming the parser)"
+    )
 
 
 def _lines_both_ways(path, chunk: int, encoding: str) -> tuple[list, list]:
