@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterator
 from datetime import date, datetime, time
 
-from mqcap.parsers.base import MAX_LINE_BYTES, UTF8_BOM, ParseContext, open_input
+from mqcap.parsers.base import ParseContext, text_chunks
 
 CHUNK_BYTES = 4 * 1024 * 1024
 
@@ -53,61 +53,26 @@ def iter_line_chunks(
     ctx: ParseContext, chunk_bytes: int = CHUNK_BYTES
 ) -> Iterator[tuple[int, list[str]]]:
     """(number of the chunk's first line, lines without end-of-line) for a text file, chunk by
-    chunk; NUL bytes and bad UTF-8 are errors naming the line.
+    chunk; NUL bytes, lines over the cap (:func:`~mqcap.parsers.base.text_chunks`) and bad
+    UTF-8 are errors naming the line.
 
     Example:
         for first, lines in iter_line_chunks(ctx): ...
     """
-    lineno = 1
-    done = 0
-    rest = b""
-    first = True
-    with open_input(ctx.path, ctx.source_file) as fh:
-        while True:
-            block = fh.read(chunk_bytes)
-            if first:
-                first = False
-                block = block.removeprefix(UTF8_BOM)
-            data = rest + block
-            if not block:
-                rest = b""
-            else:
-                cut = data.rfind(b"\n") + 1
-                if cut == 0:
-                    if len(data) > MAX_LINE_BYTES:
-                        raise ctx.error(
-                            f"line longer than {MAX_LINE_BYTES} bytes (no line end): not a "
-                            "text capture or report",
-                            line=lineno,
-                        )
-                    rest = data
-                    continue
-                data, rest = data[:cut], data[cut:]
-            if not data:
-                break
-            nul = data.find(b"\x00")
-            if nul >= 0:
-                raise ctx.error(
-                    "binary data (NUL byte) in a text file", line=lineno + data.count(b"\n", 0, nul)
-                )
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise ctx.error(
-                    f"not utf-8 text (byte 0x{data[exc.start]:02x})",
-                    line=lineno + data.count(b"\n", 0, exc.start),
-                ) from None
-            if text.endswith("\n"):
-                text = text[:-1]
-            lines = text.split("\n")
-            if "\r" in text:
-                lines = [ln.rstrip("\r") for ln in lines]
-            done += len(data)
-            yield lineno, lines
-            lineno += len(lines)
-            ctx.progress(done)
-            if not block:
-                break
+    for lineno, data in text_chunks(ctx, chunk_bytes):
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ctx.error(
+                f"not utf-8 text (byte 0x{data[exc.start]:02x})",
+                line=lineno + data.count(b"\n", 0, exc.start),
+            ) from None
+        if text.endswith("\n"):
+            text = text[:-1]
+        lines = text.split("\n")
+        if "\r" in text:
+            lines = [ln.rstrip("\r") for ln in lines]
+        yield lineno, lines
 
 
 def _dt(y: int, mo: int, d: int, h: int, mi: int, s: int, us: int = 0) -> datetime | None:

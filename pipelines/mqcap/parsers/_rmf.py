@@ -22,8 +22,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import lru_cache
 
-from mqcap.parsers.base import ParseContext, read_text_lines
+from mqcap.parsers.base import ParseContext, text_chunks
 
 # Spaced-out page titles: "C R Y P T O  H A R D W A R E  A C T I V I T Y", "C P U  A C T I V I T Y".
 _SPACED_TITLE = re.compile(r"[A-Z0-9/](?: {1,4}[A-Z0-9/]){3,}")
@@ -32,6 +33,26 @@ _PAGE_ONLY = re.compile(r"PAGE\s+\d+")
 CRYPTO_TITLE = "CRYPTO HARDWARE ACTIVITY"
 WORKLOAD_TITLE = "WORKLOAD ACTIVITY"
 CC_CHARS = "10-+ "
+CHUNK_BYTES = 4 << 20
+
+
+def line_chunks(
+    ctx: ParseContext, chunk_bytes: int = CHUNK_BYTES
+) -> Iterator[tuple[int, list[str]]]:
+    """(number of the first line, lines) of a latin-1 text file, a few MB at a time.
+
+    The lines ``read_text_lines(ctx, encoding="latin-1")`` gives, with the same refusals (see
+    :func:`~mqcap.parsers.base.text_chunks`), without a Python step per line. Trailing carriage
+    returns are left on the lines (the report parsers strip trailing blanks themselves).
+
+    Example:
+        for first, lines in line_chunks(ctx): ...
+    """
+    for first, data in text_chunks(ctx, chunk_bytes):
+        text = data.decode("latin-1")
+        if text.endswith("\n"):
+            text = text[:-1]
+        yield first, text.split("\n")
 
 
 def page_title(text: str) -> str | None:
@@ -123,7 +144,7 @@ class ReportPages:
         ctx, wanted, title_of, header_of = self.ctx, self.title, page_title, header_fields
         in_report = False
         cc_on = self.carriage_control
-        for lineno, raw in read_text_lines(ctx, encoding="latin-1"):
+        for lineno, raw in _numbered(line_chunks(ctx)):
             if raw[:1] == "#" and not raw[1:2].isalnum():
                 # "# DERIVED TEXT ..." notes, not "#SWAPS 2828" (a WORKLOAD ACTIVITY row).
                 ctx.unknown("comment line")
@@ -146,7 +167,8 @@ class ReportPages:
                 if in_report:
                     yield BLANK, lineno, text
                 continue
-            title = title_of(text)
+            # page_title's own first test, inline: most lines are not spelled-out titles.
+            title = title_of(text) if stripped[1:2] == " " and stripped[3:4] == " " else None
             if title:
                 in_report = title == wanted
                 if in_report:
@@ -167,7 +189,9 @@ class ReportPages:
                     self.interval = new
                     yield PAGE, lineno, text
                     continue
-            if (new := header_of(text, self.interval)) is not None:
+            if ("RPT VERSION" in text or "z/OS" in text) and (
+                new := header_of(text, self.interval)
+            ) is not None:
                 self.interval = new
                 yield HEADER, lineno, text
                 continue
@@ -178,6 +202,11 @@ class ReportPages:
     def found(self, default: str) -> str:
         """The other reports' titles seen, for the message when this report was not found."""
         return ", ".join(sorted(self.other_titles)) or default
+
+
+def _numbered(chunks: Iterator[tuple[int, list[str]]]) -> Iterator[tuple[int, str]]:
+    for first, lines in chunks:
+        yield from enumerate(lines, first)
 
 
 _ZOS = re.compile(r"z/OS\s+(V\d+R\d+)")
@@ -212,16 +241,24 @@ def header_fields(text: str, current: Interval) -> Interval | None:
     return None
 
 
+@lru_cache(maxsize=1024)
+def _stamp(date: str, time: str) -> datetime | None:
+    try:
+        return datetime.strptime(f"{date} {time}", "%m/%d/%Y %H.%M.%S")
+    except ValueError:
+        return None
+
+
 def interval_start(ctx: ParseContext, iv: Interval, line: int) -> datetime:
     """DATE mm/dd/yyyy + TIME hh.mm.ss of a page header, as printed (no time zone)."""
     if iv.date is None or iv.time is None:
         raise ctx.error("RMF page header without DATE and TIME", line=iv.header_line or line)
-    try:
-        return datetime.strptime(f"{iv.date} {iv.time}", "%m/%d/%Y %H.%M.%S")
-    except ValueError:
+    stamp = _stamp(iv.date, iv.time)  # every section of an interval asks again
+    if stamp is None:
         raise ctx.error(
             f"RMF page header: bad DATE/TIME {iv.date} {iv.time}", line=iv.header_line or line
-        ) from None
+        )
+    return stamp
 
 
 def interval_seconds(ctx: ParseContext, iv: Interval, line: int) -> float | None:

@@ -376,3 +376,63 @@ def read_text_lines(ctx: ParseContext, *, encoding: str = "utf-8") -> Iterator[t
                 ctx.progress(done)
             yield lineno, text.rstrip("\r\n")
         ctx.progress(done)
+
+
+TEXT_CHUNK_BYTES = 4 << 20
+
+
+def text_chunks(
+    ctx: ParseContext, chunk_bytes: int = TEXT_CHUNK_BYTES
+) -> Iterator[tuple[int, bytes]]:
+    """(number of the first line, bytes of whole lines) of a text file, a few MB at a time.
+
+    What :func:`read_text_lines` refuses is refused here, naming the same line: a NUL byte, a
+    line longer than ``MAX_LINE_BYTES`` (line 1's UTF-8 BOM counted, then dropped). Chunks end
+    at a line end (the last one at the end of the file). The chunked parsers decode and split a
+    chunk at once instead of taking a Python step per line.
+
+    Example:
+        for first, data in text_chunks(ctx): lines = data.decode("latin-1").split("\\n")
+    """
+    # Only the first line of a chunk (it continues the rest of the last one) can outgrow the
+    # cap when chunks are no larger than the cap.
+    chunk_bytes = min(chunk_bytes, MAX_LINE_BYTES)
+    lineno = 1
+    done = 0
+    rest = b""
+    with open_input(ctx.path, ctx.source_file) as fh:
+        block = fh.read(chunk_bytes)
+        bom = len(UTF8_BOM) if block.startswith(UTF8_BOM) else 0
+        if bom:
+            block = block[bom:] or fh.read(chunk_bytes)
+        while True:
+            data = rest + block
+            if block:
+                first_end = data.find(b"\n")
+                cap = MAX_LINE_BYTES - (bom if lineno == 1 else 0)
+                if (first_end < 0 and len(data) > cap) or first_end >= cap:
+                    raise ctx.error(
+                        f"line longer than {MAX_LINE_BYTES} bytes (no line end): not a text "
+                        "capture or report",
+                        line=lineno,
+                    )
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:
+                    rest = data
+                    block = fh.read(chunk_bytes)
+                    continue
+                data, rest = data[:cut], data[cut:]
+            elif not data:
+                break
+            nul = data.find(b"\x00")
+            if nul >= 0:
+                raise ctx.error(
+                    "binary data (NUL byte) in a text file", line=lineno + data.count(b"\n", 0, nul)
+                )
+            yield lineno, data
+            lineno += data.count(b"\n") + (not data.endswith(b"\n"))
+            done += len(data)
+            ctx.progress(done)
+            if not block:
+                break
+            block = fh.read(chunk_bytes)

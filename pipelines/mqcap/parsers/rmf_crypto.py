@@ -26,6 +26,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import polars as pl
+
 from mqcap.parsers import _rmf
 from mqcap.parsers.base import TEXT_OR_BINARY_LINEAGE, Batch, ParseContext, Parser, Table
 
@@ -57,7 +59,6 @@ BATCH_ROWS = 20000
 SECTIONS = {"CCA": "CCA COPROCESSOR", "PKCS11": "PKCS11 COPROCESSOR", "ACCEL": "ACCELERATOR"}
 _SECTION = re.compile(r"^\s*-+\s*CRYPTOGRAPHIC\s+([A-Z0-9 ]+?)\s*-*\s*$")
 _OTHER_SECTION = re.compile(r"^\s*-{3,}\s*([A-Z][A-Z0-9 /]*?[A-Z0-9])\s*-{3,}\s*$")
-_TOKEN = re.compile(r"\S+")
 _GROUPS = re.compile(r"\b(?:TOTAL|LPAR|CPC)\b")
 _LABELS = re.compile(r"KEY-GEN RATE|EXEC TIME|UTIL%|RATE|KEY|FUNCTION|TYPE|ID")
 _CARD_TYPE = re.compile(r"[A-Z][A-Z0-9]{2,7}")
@@ -196,6 +197,37 @@ def _place(
     return placed
 
 
+# The columns a text row sets, in this order: identity (see ``parse``), then the row's own.
+IDENT_COLUMNS = ("source_file", "system_id", "zos_level", "interval_start", "interval_s")
+ROW_COLUMNS = ("source_line", "section", "card_type", "card_id", "function", "key_size_bits",
+               "scope")  # fmt: skip
+METRIC_COLUMNS = ("rate_per_s", "exec_time_ms", "util_pct", "keygen_rate_per_s")
+
+
+class Rows:
+    """Landed rows as tuples (IDENT_COLUMNS + ROW_COLUMNS + METRIC_COLUMNS), framed in bulk."""
+
+    NAMES = IDENT_COLUMNS + ROW_COLUMNS + METRIC_COLUMNS
+
+    def __init__(self) -> None:
+        self.rows: list[tuple] = []
+
+    def add(self, ident: tuple, own: tuple, metrics: dict) -> None:
+        get = metrics.get
+        self.rows.append(
+            (*ident, *own, get("rate_per_s"), get("exec_time_ms"), get("util_pct"),
+             get("keygen_rate_per_s"))
+        )  # fmt: skip
+
+    def take(self) -> pl.DataFrame:
+        schema = TABLE.polars_schema()
+        columns = zip(*self.rows, strict=True)
+        self.rows = []
+        return pl.DataFrame(
+            [pl.Series(n, c, dtype=schema[n]) for n, c in zip(self.NAMES, columns, strict=True)]
+        )
+
+
 def _emit(
     section: Section,
     ctx: ParseContext,
@@ -203,8 +235,9 @@ def _emit(
     placed: list[tuple[Slot, str]],
     function: str | None,
     key_bits: int | None,
-    ident: dict,
-) -> list[dict]:
+    ident: tuple,
+    out: Rows,
+) -> None:
     groups: dict[tuple, dict] = {}
     for slot, text in placed:
         if slot.metric == "key":
@@ -214,36 +247,46 @@ def _emit(
             continue
         fn = None if slot.part == "card" else (slot.function or function)
         g = groups.setdefault((fn, slot.scope), {})
+        if text.isascii() and text.replace(".", "", 1).isdigit():  # _rmf.number's fast path
+            g[slot.metric] = float(text)
+            continue
         value = _rmf.number(text)
         if value is None and text.strip("*-") and text != "N/A":
             raise ctx.error(f"crypto row: {text!r} is not a number", line=lineno)
         g[slot.metric] = value
-    rows = []
     for (fn, scope), metrics in groups.items():
-        if all(v is None for v in metrics.values()):
+        if None in metrics.values() and all(v is None for v in metrics.values()):
             ctx.skip("crypto scope with no values")
             continue
-        rows.append(
-            {
-                **ident,
-                "source_line": lineno,
-                "section": section.name,
-                "card_type": section.card_type,
-                "card_id": section.card_id,
-                "function": fn,
-                "key_size_bits": key_bits if fn is not None else None,
-                "scope": scope,
-                **metrics,
-            }
+        own = (
+            lineno,
+            section.name,
+            section.card_type,
+            section.card_id,
+            fn,
+            key_bits if fn is not None else None,
+            scope,
         )
-    return rows
+        out.add(ident, own, metrics)
+
+
+def _tokens(text: str) -> list[tuple[str, int, int]]:
+    """(token, start, end) of the blank-separated tokens of a line (``\\S+`` runs)."""
+    toks = []
+    pos = 0
+    find = text.find
+    for tok in text.split():
+        start = find(tok, pos)
+        pos = start + len(tok)
+        toks.append((tok, start, pos))
+    return toks
 
 
 def _data_row(
-    section: Section, ctx: ParseContext, lineno: int, text: str, ident: dict
-) -> list[dict] | None:
-    """Rows landed from one data line of a section, or None when the line is not a data row."""
-    toks = [(m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+    section: Section, ctx: ParseContext, lineno: int, text: str, ident: tuple, out: Rows
+) -> bool:
+    """Land the rows of one data line of a section; False when the line is not a data row."""
+    toks = _tokens(text)
     first = toks[0][0]
     assert section.slots is not None
     if (
@@ -279,7 +322,7 @@ def _data_row(
         rest = toks
         kind = "func"
     else:
-        return None
+        return False
 
     # Split off the function name (and, in the LPAR/CPC accelerator, the key size after it).
     function, key_bits = None, None
@@ -312,14 +355,15 @@ def _data_row(
     ):
         raise ctx.error("crypto row has function values but no function name", line=lineno)
     section.rows += 1
-    return _emit(section, ctx, lineno, placed, function, key_bits, ident)
+    _emit(section, ctx, lineno, placed, function, key_bits, ident, out)
+    return True
 
 
 def parse(ctx: ParseContext) -> Iterator[Batch]:
-    rows: list[dict] = []
+    rows = Rows()
     iv = _rmf.Interval()
     section: Section | None = None
-    derived: dict[tuple, dict] = {}
+    derived: dict[tuple, tuple] = {}
     other_section: str | None = None
     lineno = 0
 
@@ -334,18 +378,18 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
             )
         section = None
 
-    def ident() -> dict:
-        # One interval at a time: the identity columns of the rows being read.
+    def ident() -> tuple:
+        # One interval at a time: the identity columns (IDENT_COLUMNS) of the rows being read.
         key = iv.key
         if key not in derived:
             derived.clear()
-            derived[key] = {
-                "source_file": ctx.source_file,
-                "system_id": iv.system_id,
-                "zos_level": iv.zos_level,
-                "interval_start": _rmf.interval_start(ctx, iv, lineno),
-                "interval_s": _rmf.interval_seconds(ctx, iv, lineno),
-            }
+            derived[key] = (
+                ctx.source_file,
+                iv.system_id,
+                iv.zos_level,
+                _rmf.interval_start(ctx, iv, lineno),
+                _rmf.interval_seconds(ctx, iv, lineno),
+            )
         return derived[key]
 
     pages = _rmf.ReportPages(ctx, _rmf.CRYPTO_TITLE)
@@ -356,14 +400,16 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
                 close()
             continue
         stripped = text.strip()
-        if m := _SECTION.match(text):
+        # Both section-line patterns start with blanks and dashes: other lines skip the regexes.
+        dashed = stripped[:1] == "-"
+        if dashed and (m := _SECTION.match(text)):
             close()
             if iv.date is None:
                 raise ctx.error("crypto section before the page header (DATE/TIME)", line=lineno)
             section = Section(_section_kind(m.group(1)), lineno, iv.key)
             other_section = None
             continue
-        if (m := _OTHER_SECTION.match(text)) and not _GROUPS.search(m.group(1)):
+        if dashed and (m := _OTHER_SECTION.match(text)) and not _GROUPS.search(m.group(1)):
             # e.g. ICSF SERVICES: not a card section; its lines are skipped until the next one.
             close()
             other_section = m.group(1)
@@ -384,20 +430,17 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
         if section.slots is None:
             ctx.unknown("crypto line before the column header")
             continue
-        landed = _data_row(section, ctx, lineno, text, ident())
-        if landed is None:
+        if not _data_row(section, ctx, lineno, text, ident(), rows):
             ctx.unknown("crypto line in a section")
             continue
-        rows.extend(landed)
-        if len(rows) >= BATCH_ROWS:
-            yield TABLE.name, rows
-            rows = []
+        if len(rows.rows) >= BATCH_ROWS:
+            yield TABLE.name, rows.take()
     close(at_eof=True)
     if pages.reports == 0:
         what = pages.found("no RMF report title")
         raise ctx.error(f"no CRYPTO HARDWARE ACTIVITY report in file (found: {what})", line=1)
-    if rows:
-        yield TABLE.name, rows
+    if rows.rows:
+        yield TABLE.name, rows.take()
 
 
 PARSER = Parser(

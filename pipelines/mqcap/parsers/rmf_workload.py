@@ -95,16 +95,7 @@ def sniff(head: bytes, name: str) -> bool:
     return bool(titles) and _rmf.CRYPTO_TITLE not in titles and b"RPT VERSION" in head
 
 
-def _pairs(text: str) -> list[tuple[str, str]]:
-    """``KEY value`` pairs of a block row, in order; keys may be several words (R/S AFFIN)."""
-    pairs, key = [], []
-    for tok in text.split():
-        if _VALUE.fullmatch(tok) and key:
-            pairs.append((" ".join(key), tok))
-            key = []
-        else:
-            key.append(tok)
-    return pairs
+_VALUE_FIRST = frozenset("-0123456789.N*")  # what a _VALUE token can start with
 
 
 def _block_row(ctx: ParseContext, section: Section, lineno: int, text: str) -> None:
@@ -113,17 +104,27 @@ def _block_row(ctx: ParseContext, section: Section, lineno: int, text: str) -> N
     Each row holds at most one cell per column, left to right; SERVICE TIME comes before APPL %.
     ``CPU``/``SRB`` of the SERVICE column (service units: ``356803K``) precede SERVICE TIME and
     never carry a decimal point; AAP/IIP are SERVICE TIME when no SERVICE TIME cell came yet.
+    The row is read as ``KEY value`` pairs left to right (a key may be several words, R/S AFFIN;
+    a value is a _VALUE token after a key), up to the APPL % cell: nothing after it lands.
     """
-    st_taken = appl_taken = False
-    for key, value in _pairs(text):
-        if not st_taken and not appl_taken and key in ST_KEYS:
+    st_taken = False
+    words: list[str] = []
+    is_value = _VALUE.fullmatch
+    for value in text.split():
+        if not (words and value[0] in _VALUE_FIRST and is_value(value)):
+            words.append(value)
+            continue
+        key = words[0] if len(words) == 1 else " ".join(words)
+        words = []
+        if not st_taken and key in ST_KEYS:
             if key in ("CPU", "SRB") and "." not in value and value != "N/A":
                 continue
             col = ST_KEYS[key]
             st_taken = True
-        elif not appl_taken and key in APPL_KEYS and (st_taken or key not in ST_KEYS):
+            last = False
+        elif key in APPL_KEYS and (st_taken or key not in ST_KEYS):
             col = APPL_KEYS[key]
-            appl_taken = True
+            last = True
         else:
             continue
         if col in section.values:
@@ -134,6 +135,8 @@ def _block_row(ctx: ParseContext, section: Section, lineno: int, text: str) -> N
                 f"WORKLOAD ACTIVITY block: {key} {value!r} is not a number", line=lineno
             )
         section.values[col] = num
+        if last:
+            return
 
 
 def parse(ctx: ParseContext) -> Iterator[Batch]:

@@ -29,6 +29,10 @@ from mqcap.parsers.smf.zos import ZOS_TABLES, ZOS_TYPES, ZosDecoder
 BATCH_CELLS = 2_000_000
 TABLE_OF = {name: s.table for name, s in STRUCTURES.items()}
 BATCH_ROWS = {t.name: max(500, BATCH_CELLS // len(t.columns)) for t in ALL_TABLES}
+WIDTH = {t.name: len(t.columns) for t in ALL_TABLES}
+# All pending batches together hold at most about this many values: without this bound each of
+# the ~40 tables could hold BATCH_CELLS before flushing, and memory grew with the dump.
+PENDING_CELLS = 2 * BATCH_CELLS
 _KNOWN_116 = {0, 1, 2, 10}
 
 
@@ -65,6 +69,7 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
     source = ctx.source_file
     zos = ZosDecoder(ctx)
     intervals: dict = {}  # last statistics interval per (system, qmgr): see decode_record
+    cells = 0  # values held in pending, all tables
     for rec in read_records(ctx):
         data = rec.data
         if zos.wants(data):
@@ -88,13 +93,22 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
                 table = TABLE_OF[name]
                 rows = pending.setdefault(table, [])
                 rows.append((*pre, item, *post, *values))
+                cells += WIDTH[table]
                 if len(rows) >= BATCH_ROWS[table]:
                     yield table, frame(table, rows)
                     pending[table] = []
+                    cells -= len(rows) * WIDTH[table]
         except (RecordError, IndexError, ValueError) as exc:
             raise ctx.error(
                 f"SMF {data[1]}.{st} record {rec.number}: {exc}", offset=rec.offset
             ) from None
+        while cells > PENDING_CELLS:
+            # Flush the table holding the most values until all pending fit the budget again.
+            table = max(pending, key=lambda t: len(pending[t]) * WIDTH[t])
+            rows = pending[table]
+            yield table, frame(table, rows)
+            pending[table] = []
+            cells -= len(rows) * WIDTH[table]
     for table, rows in pending.items():
         if rows:
             yield table, frame(table, rows)
