@@ -29,7 +29,7 @@ from datetime import datetime
 from pathlib import Path
 
 import duckdb
-import polars as pl
+import pyarrow as pa
 
 from mqcap import duplicates, faults, warehouse
 from mqcap.errors import EnvironmentProblem, InputError, UsageError
@@ -209,6 +209,7 @@ class _Ingestor:
         self.now = datetime.now().replace(microsecond=0)
         self.ledger = FileLedger(con, self.now)
         self.batch_runs: dict[str, set[str]] = {}
+        self.manifests: dict[Path, tuple[tuple[int, int], dict | BaseException]] = {}
         self.pending: list[_Pending] = []  # files queued for the next batch transaction
         self.pending_rows = 0
         self.prefetch: Prefetcher | None = None
@@ -401,13 +402,15 @@ class _Ingestor:
     def _commit(self, batch: list[_Pending]) -> None:
         """One transaction: every file's rows (a table's small batches in one insert), the
         superseded versions' rows out, the ledger rows in one insert."""
-        frames: dict[str, list[pl.DataFrame]] = {}
+        frames: dict[str, list[pa.Table]] = {}
         touched: list[set[str]] = []
         with self.ledger.transaction():
             ids = self.ledger.next_ids(len(batch))
             for file_id, item in zip(ids, batch, strict=True):
                 for table, frame, spooled in item.prep.frames():
-                    frame = frame.with_columns(pl.lit(file_id, dtype=pl.Int64).alias("file_id"))
+                    frame = frame.append_column(
+                        "file_id", pa.repeat(pa.scalar(file_id, pa.int64()), frame.num_rows)
+                    )
                     if spooled:
                         self._insert(table, frame)
                     else:
@@ -417,7 +420,7 @@ class _Ingestor:
                     changed |= self.ledger.supersede(item.prior, file_id)
                 touched.append(changed)
             for table, parts in frames.items():
-                self._insert(table, pl.concat(parts, how="vertical", rechunk=False))
+                self._insert(table, pa.concat_tables(parts))
             entries = self.ledger.insert_loaded(
                 [
                     (
@@ -451,7 +454,7 @@ class _Ingestor:
                 tuple(sorted(changed)),
             )
 
-    def _insert(self, table: str, frame: pl.DataFrame) -> None:
+    def _insert(self, table: str, frame: pa.Table) -> None:
         self.con.register("mqcap_batch", frame)
         try:
             self.con.execute(
@@ -585,9 +588,8 @@ class _Ingestor:
         self, path: Path, rel: str
     ) -> tuple[tuple[str, str | None, bool] | None, tuple[str | None, str | None]]:
         """(problem or None, (study, run)): run ids unique per study, baselines must exist."""
-        ctx = ParseContext(path=path, source_file=rel)
         try:
-            m = manifest_mod.load(ctx)
+            m = self._manifest(path, rel)
         except InputError as exc:
             return (exc.reason, exc.position or None, False), (None, None)
         except Exception as exc:  # a YAML value the loader chokes on (e.g. 2021-02-30)
@@ -618,9 +620,41 @@ class _Ingestor:
                 return (problem, "line " + str(_line_of(path, "baseline")), True), declared
         return None, declared
 
+    def _manifest(self, path: Path, rel: str) -> dict:
+        """A manifest read and validated, once per ingest (the batch's run ids are read first,
+        see :meth:`batch_run_ids`); read again if the file changed since."""
+        st = path.stat()
+        key = (st.st_size, st.st_mtime_ns)
+        known = self.manifests.get(path)
+        if known is not None and known[0] == key:
+            if isinstance(known[1], BaseException):
+                raise known[1]
+            return known[1]
+        m = manifest_mod.load(ParseContext(path=path, source_file=rel))
+        self.manifests[path] = (key, m)
+        return m
+
+    def batch_run_ids(self, files: list[Path]) -> dict[str, set[str]]:
+        """Study -> run ids declared by the manifests in this batch (baselines may be among
+        them); each manifest's reading is kept for :meth:`check_manifest`."""
+        runs: dict[str, set[str]] = {}
+        for p in files:
+            if p.name.lower() not in manifest_mod.MANIFEST_NAMES:
+                continue
+            try:
+                st = p.stat()
+                m = manifest_mod.load(ParseContext(path=p, source_file=self.rel(p)))
+            except Exception as exc:  # reported with its reason when the manifest is processed
+                if not (faults.is_raw_file_problem(exc) or faults.is_warehouse_problem(exc)):
+                    self.manifests[p] = ((st.st_size, st.st_mtime_ns), exc)
+                continue
+            self.manifests[p] = ((st.st_size, st.st_mtime_ns), m)
+            runs.setdefault(m["study"], set()).add(m["run"])
+        return runs
+
     # -- the batch ------------------------------------------------------------------------------
     def run(self, files: list[Path]) -> None:
-        self.batch_runs = _batch_runs(files)
+        self.batch_runs = self.batch_run_ids(files)
         root = self._root()
         # Files set aside for a reason that can go away are retried (those gone are not files).
         retry = [raw_path(root, p) for p in self.ledger.retry_paths()]
@@ -628,10 +662,11 @@ class _Ingestor:
         manifests = [p for p in files if p.name.lower() in manifest_mod.MANIFEST_NAMES]
         is_manifest = set(manifests)
         data = [p for p in files if p not in is_manifest]
-        rels = {p: self.rel(p) for p in data}
-        # Workers start on the files the ledger cannot settle from their stat alone while this
-        # process sweeps deletions and lands the manifests (the results are checked on use).
-        todo = [p for p in data if not self.settled(p, rels[p])]
+        rels = {p: self.rel(p) for p in files}
+        # Workers start on the files the ledger cannot settle from their stat alone (manifests
+        # first: they land first) while this process sweeps deletions (the results are checked
+        # on use).
+        todo = [p for p in manifests + data if not self.settled(p, rels[p])]
         self.prefetch = Prefetcher(todo, rels, self.settings.jobs, self.spool, self._pool_progress)
         with self.prefetch:
             self.sweep_deleted(files)
@@ -693,19 +728,6 @@ def _unrecognised(path: Path) -> str:
     kinds = ", ".join(p.kind for p in all_parsers())
     hint = refusal_hint(path)
     return f"unrecognised format{f' ({hint})' if hint else ''} (not one of: {kinds})"
-
-
-def _batch_runs(files: list[Path]) -> dict[str, set[str]]:
-    """Study -> run ids declared by the manifests in this batch (baselines may be among them)."""
-    runs: dict[str, set[str]] = {}
-    for p in files:
-        if p.name.lower() in manifest_mod.MANIFEST_NAMES:
-            try:
-                m = manifest_mod.load(ParseContext(path=p, source_file=p.name))
-            except Exception:  # reported with its reason when the manifest itself is processed
-                continue
-            runs.setdefault(m["study"], set()).add(m["run"])
-    return runs
 
 
 def _stopped(settings: Settings, report: IngestReport, rel: str | None, exc: BaseException) -> str:

@@ -39,7 +39,8 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import polars as pl
+import pyarrow as pa
+import pyarrow.ipc
 
 from mqcap import faults
 from mqcap.errors import InputError
@@ -64,8 +65,8 @@ def sha256_of(path: Path) -> str:
 class Prepared:
     """A file hashed, sniffed and parsed, ready for the writer to land (or set aside).
 
-    ``batches``: (landing table, typed frame or the path of a spooled Arrow IPC file), in the
-    parser's order. ``error``: (reason, position) of bad input, the file to be set aside.
+    ``batches``: (landing table, typed Arrow table or the path of a spooled Arrow IPC file),
+    in the parser's order (Arrow: what DuckDB inserts from, converted where the parsing is). ``error``: (reason, position) of bad input, the file to be set aside.
     ``facts``: counts the ledger's attribution needs (``mqcap.ledger.files.attribution_facts``).
     """
 
@@ -75,19 +76,20 @@ class Prepared:
     kind: str | None = None
     detect_error: str | None = None
     error: tuple[str, str | None] | None = None
-    batches: list[tuple[str, pl.DataFrame | str]] = field(default_factory=list)
+    batches: list[tuple[str, pa.Table | str]] = field(default_factory=list)
     per_table: dict[str, int] = field(default_factory=dict)
     facts: dict[str, int] = field(default_factory=dict)
     unknown_lines: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
 
-    def frames(self) -> Iterable[tuple[str, pl.DataFrame, bool]]:
-        """(table, frame, spooled) of each batch; spooled frames are read back one at a time."""
+    def frames(self) -> Iterable[tuple[str, pa.Table, bool]]:
+        """(table, rows, spooled) of each batch; spooled batches are read back one at a time."""
         for table, data in self.batches:
-            if isinstance(data, pl.DataFrame):
+            if isinstance(data, pa.Table):
                 yield table, data, False
             else:
-                yield table, pl.read_ipc(data), True
+                with pa.memory_map(data) as source:
+                    yield table, pa.ipc.open_file(source).read_all(), True
 
     def discard(self) -> None:
         """Remove the spooled batches (landed or not needed)."""
@@ -143,8 +145,8 @@ def prepare(
             out.per_table[table_name] = out.per_table.get(table_name, 0) + frame.height
             for k, n in attribution_facts(table_name, frame).items():
                 out.facts[k] = out.facts.get(k, 0) + n
-            out.batches.append((table_name, frame))
             held += frame.estimated_size()
+            out.batches.append((table_name, frame.to_arrow()))
             if spool is not None and held >= limit:
                 spooled = _spool(out, spool, spooled)
                 held = 0
@@ -168,9 +170,10 @@ def _spool(out: Prepared, spool: Path, n: int) -> int:
     """Write the frames ``out`` holds to Arrow IPC files in ``spool``; returns the count."""
     spool.mkdir(parents=True, exist_ok=True)
     for i, (table, data) in enumerate(out.batches):
-        if isinstance(data, pl.DataFrame):
+        if isinstance(data, pa.Table):
             target = spool / f"{os.getpid()}-{time.monotonic_ns()}-{n}.arrow"
-            data.write_ipc(target)
+            with pa.OSFile(str(target), "wb") as sink, pa.ipc.new_file(sink, data.schema) as w:
+                w.write_table(data)
             out.batches[i] = (table, str(target))
             n += 1
     return n

@@ -28,10 +28,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import PurePosixPath
-from typing import ClassVar, NamedTuple
+from typing import NamedTuple
 
 import duckdb
 import polars as pl
+import pyarrow as pa
 
 from mqcap import warehouse
 from mqcap.parsers import all_tables, parser_for_kind
@@ -394,25 +395,27 @@ class FileLedger:
             ]
         )[0]
 
-    _LOADED_COLUMNS: ClassVar[dict] = {
-        "file_id": pl.Int64,
-        "path": pl.Utf8,
-        "sha256": pl.Utf8,
-        "bytes": pl.Int64,
-        "mtime_ns": pl.Int64,
-        "kind": pl.Utf8,
-        "status": pl.Utf8,
-        "reason": pl.Utf8,
-        "study": pl.Utf8,
-        "run_id": pl.Utf8,
-        "rows_landed": pl.Int64,
-        "rows_by_table": pl.Utf8,
-        "unknown_lines": pl.Int64,
-        "skipped": pl.Utf8,
-        "seen_at": pl.Datetime("us"),
-        "landed_at": pl.Datetime("us"),
-        "attribution": pl.Utf8,
-    }
+    _LOADED_COLUMNS = pa.schema(
+        [
+            ("file_id", pa.int64()),
+            ("path", pa.string()),
+            ("sha256", pa.string()),
+            ("bytes", pa.int64()),
+            ("mtime_ns", pa.int64()),
+            ("kind", pa.string()),
+            ("status", pa.string()),
+            ("reason", pa.string()),
+            ("study", pa.string()),
+            ("run_id", pa.string()),
+            ("rows_landed", pa.int64()),
+            ("rows_by_table", pa.string()),
+            ("unknown_lines", pa.int64()),
+            ("skipped", pa.string()),
+            ("seen_at", pa.timestamp("us")),
+            ("landed_at", pa.timestamp("us")),
+            ("attribution", pa.string()),
+        ]
+    )
 
     def insert_loaded(self, files: list[tuple]) -> list[Entry]:
         """Ledger rows of landed files, in one insert (inside the caller's transaction).
@@ -450,7 +453,7 @@ class FileLedger:
                     fid, sha, "loaded", False, size, mtime_ns, kind, run[0], run[1], why, None, rel
                 )
             )
-        frame = pl.DataFrame(rows, schema=self._LOADED_COLUMNS)
+        frame = pa.Table.from_pylist(rows, schema=self._LOADED_COLUMNS)
         self.con.register("mqcap_ledger_rows", frame)
         try:
             self.con.execute(f"insert into {LEDGER} by name select * from mqcap_ledger_rows")
