@@ -29,6 +29,7 @@ import hashlib
 import multiprocessing as mp
 import os
 import shutil
+import signal
 import stat as stat_mod
 import sys
 import time
@@ -191,6 +192,8 @@ _PROGRESS: mp.SimpleQueue | None = None
 def _init_worker(progress_queue) -> None:
     global _PROGRESS
     _PROGRESS = progress_queue
+    # Ctrl-C is the writer's to handle (it stops the pool): no traceback from every worker.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _work(items: list[tuple[str, str]], spool: str | None, spool_bytes: int) -> list:
@@ -295,7 +298,14 @@ class Prefetcher:
 
     def __exit__(self, *exc) -> None:
         if self.pool is not None:
+            # Stopped early (Ctrl-C, a full disk): the workers' files are not wanted; stop them
+            # now rather than let them finish a large file nobody will land.
+            workers = list((getattr(self.pool, "_processes", None) or {}).values())
             self.pool.shutdown(wait=exc[0] is None, cancel_futures=True)
+            if exc[0] is not None:
+                for proc in workers:
+                    with contextlib.suppress(Exception):
+                        proc.terminate()
             self.pool = None
         for fut in {f for f, _ in self.where.values()}:
             if fut.done() and not fut.cancelled() and fut.exception() is None:
