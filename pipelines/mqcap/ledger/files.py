@@ -155,6 +155,8 @@ class FileLedger:
         self.now = now
         self._current: dict[str, Entry] | None = None
         self._loaded_by_sha: dict[str, dict[str, Entry]] = {}  # sha256 -> path -> loaded entry
+        self._runs: dict[tuple, dict[str, int]] | None = None  # (study, run) -> manifest -> id
+        self._run_of: dict[str, tuple] = {}  # manifest path -> its (study, run) in _runs
 
     # -- reads ------------------------------------------------------------------------------
     def current(self, rel: str) -> Entry | None:
@@ -178,10 +180,15 @@ class FileLedger:
         old = self._current.pop(rel, None)
         if old is not None and old.status == "loaded":
             self._loaded_by_sha.get(old.sha256, {}).pop(rel, None)
+            if self._runs is not None and rel in self._run_of:
+                self._runs.get(self._run_of.pop(rel), {}).pop(rel, None)
         if entry is not None:
             self._current[rel] = entry
             if entry.status == "loaded":
                 self._loaded_by_sha.setdefault(entry.sha256, {})[rel] = entry
+                if self._runs is not None and entry.kind == "manifest":
+                    self._run_of[rel] = (entry.study, entry.run_id)
+                    self._runs.setdefault(self._run_of[rel], {})[rel] = entry.file_id
 
     def refresh(self, rel: str) -> None:
         if self._current is not None:
@@ -231,16 +238,21 @@ class FileLedger:
         }
 
     def run_defined_by(self, study: str, run: str, other_than: str | None = None) -> str | None:
-        """Path of the loaded manifest declaring ``study``/``run`` (other than ``other_than``)."""
-        row = warehouse.one(
-            self.con,
-            f"""select l.path from {LEDGER} l join {warehouse.LANDING}.run_manifest m using (file_id)
-                where l.status = 'loaded' and m.study = ? and m.run_id = ?
-                  and l.path is distinct from ?
-                order by l.file_id limit 1""",
-            [study, run, other_than],
-        )
-        return row[0] if row else None
+        """Path of the loaded manifest declaring ``study``/``run`` (other than ``other_than``);
+        of several, the first loaded. The loaded manifests are read once per ingest (with the
+        run each declared, from ``landing.run_manifest``) and followed as they are written."""
+        if self._runs is None:
+            self.entries()
+            self._runs = {}
+            for path, study_, run_, file_id in self.con.execute(
+                f"""select l.path, m.study, m.run_id, l.file_id from {LEDGER} l
+                    join {warehouse.LANDING}.run_manifest m using (file_id)
+                    where l.status = 'loaded'"""
+            ).fetchall():
+                self._runs.setdefault((study_, run_), {})[path] = file_id
+                self._run_of[path] = (study_, run_)
+        found = [(f, p) for p, f in self._runs.get((study, run), {}).items() if p != other_than]
+        return min(found)[1] if found else None
 
     def retry_paths(self) -> list[str]:
         """Stored names of files set aside for a reason that can go away."""
