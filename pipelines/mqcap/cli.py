@@ -119,10 +119,26 @@ def main(ctx: click.Context, **options) -> None:
     ctx.obj["options"] = {k: v for k, v in options.items() if v}
 
 
+def _jobs_option(fn):
+    return click.option(
+        "--jobs",
+        "-j",
+        type=click.IntRange(min=1),
+        default=None,
+        help="Processes parsing raw files in parallel; one writer lands them in the same order "
+        "as one process would [env MQCAP_JOBS; mqcap.toml jobs; default: the cores].",
+    )(fn)
+
+
+def _with_jobs(s: Settings, jobs: int | None) -> Settings:
+    return s.with_(jobs=jobs) if jobs else s
+
+
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@_jobs_option
 @click.pass_context
-def ingest(ctx: click.Context, paths: tuple[Path, ...]) -> None:
+def ingest(ctx: click.Context, paths: tuple[Path, ...], jobs: int | None) -> None:
     """Land new or changed raw files (default: the whole raw root) in the warehouse.
 
     Identical files are skipped; a changed file replaces its own rows; bad files are set aside
@@ -134,7 +150,7 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...]) -> None:
     """
     from mqcap.ingest import ingest as do_ingest
 
-    s = _settings(ctx)
+    s = _with_jobs(_settings(ctx), jobs)
     with make_progress(s.quiet) as progress:
         report = do_ingest(s, list(paths) or None, progress)
     click.echo(report.summary())
@@ -249,9 +265,15 @@ def _print_report_problems(result) -> None:
     "--force", is_flag=True, help="Rebuild and render even with nothing new or failed checks."
 )
 @click.option("--no-reports", is_flag=True, help="Stop after validating the marts.")
+@_jobs_option
 @click.pass_context
 def run(
-    ctx: click.Context, paths: tuple[Path, ...], fmt: str, force: bool, no_reports: bool
+    ctx: click.Context,
+    paths: tuple[Path, ...],
+    fmt: str,
+    force: bool,
+    no_reports: bool,
+    jobs: int | None,
 ) -> None:
     """Ingest what changed, build, validate, and render the affected reports.
 
@@ -262,7 +284,7 @@ def run(
     """
     from mqcap.pipeline import run as do_run
 
-    s = _settings(ctx)
+    s = _with_jobs(_settings(ctx), jobs)
     with make_progress(s.quiet) as progress:
         result = do_run(s, list(paths) or None, fmt, force, not no_reports, progress)
     _print_run(s, result)

@@ -2,7 +2,11 @@
 
 Guarantees (README "Dropping files" and "Reliability"):
 - raw files are only read, never moved or modified, and only inside the raw root;
-- one file = one transaction: its rows and its ledger row commit together or not at all;
+- a file's rows and its ledger row commit together or not at all: small files land in batches
+  (one transaction for many), and a file the batch cannot take is landed (or set aside) on its
+  own, so a bad file never costs the others;
+- files are hashed, sniffed and parsed by ``settings.jobs`` processes (``mqcap.ingest_pool``)
+  while this process alone writes, in the same order whatever the number of jobs;
 - re-dropping an identical file is a no-op; a changed file under the same path replaces its
   own rows atomically; the same content under another name is set aside as a duplicate;
 - bad input is set aside with a reason naming the file and the position, and the next file loads;
@@ -17,7 +21,6 @@ Every read and write of ``meta.ingest_ledger`` is in :mod:`mqcap.ledger.files`.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat as stat_mod
 from collections.abc import Iterable
@@ -26,17 +29,23 @@ from datetime import datetime
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 
 from mqcap import duplicates, faults, warehouse
 from mqcap.errors import EnvironmentProblem, InputError, UsageError
+from mqcap.ingest_pool import Prefetcher, Prepared, clear_spool, prepare, sha256_of
 from mqcap.ledger import files as ledger_files
 from mqcap.ledger.files import LEDGER, Entry, FileLedger, folder_of
 from mqcap.names import printable, raw_path, relative_name
-from mqcap.parsers import all_parsers, detect, refusal_hint
+from mqcap.parsers import all_parsers, parser_for_kind, refusal_hint
 from mqcap.parsers import manifest as manifest_mod
 from mqcap.parsers.base import ParseContext, Parser
 from mqcap.progress import Progress
 from mqcap.settings import Settings
+
+# A batch of small files is landed in one transaction up to this many files or rows.
+BATCH_FILES = 500
+BATCH_ROWS = 200_000
 
 __all__ = ["LEDGER", "FileOutcome", "IngestReport", "discover", "ingest", "sha256_of"]
 
@@ -123,14 +132,6 @@ class IngestReport:
         return [printable(line) for line in lines]
 
 
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while chunk := fh.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def _walk(folder: Path, unreadable: list[Path] | None) -> Iterable[Path]:
     """Files under ``folder`` (hidden folders pruned); folders that cannot be listed are noted
     in ``unreadable`` (their files are neither read nor taken as deleted)."""
@@ -208,6 +209,11 @@ class _Ingestor:
         self.now = datetime.now().replace(microsecond=0)
         self.ledger = FileLedger(con, self.now)
         self.batch_runs: dict[str, set[str]] = {}
+        self.manifests: dict[Path, tuple[tuple[int, int], dict | BaseException]] = {}
+        self.pending: list[_Pending] = []  # files queued for the next batch transaction
+        self.pending_rows = 0
+        self.prefetch: Prefetcher | None = None
+        self.spool: Path | None = None
 
     def _root(self) -> Path:
         return self.settings.raw_root.resolve()
@@ -227,6 +233,7 @@ class _Ingestor:
         retry: bool = False,
         run: tuple[str | None, str | None] = (None, None),
     ) -> FileOutcome:
+        self.flush()  # the files queued before this one commit first
         st = path.stat()
         file_id = self.ledger.set_aside(
             rel, sha, st.st_size, st.st_mtime_ns, kind, reason, position, retry, run
@@ -298,6 +305,34 @@ class _Ingestor:
             return False, sha, prior, st
         return True, sha, prior, st
 
+    def settled(self, path: Path, rel: str) -> bool:
+        """True when the stat alone says the file is as the ledger has it (no work, no hashing);
+        a file that cannot be stat'ed is left to :meth:`process` (it says why)."""
+        prior = self.ledger.current(rel)
+        if prior is None or (prior.status != "loaded" and prior.retry):
+            return False
+        try:
+            st = path.stat()
+        except OSError:
+            return True
+        return prior.bytes == st.st_size and prior.mtime_ns == st.st_mtime_ns
+
+    def prepared(self, path: Path, rel: str, sha: str, st: os.stat_result) -> Prepared:
+        """The file hashed, sniffed and parsed: a worker's result when it is of the bytes hashed
+        here (same size and sha256), else done here (where an environment error raises)."""
+        got = self.prefetch.take(path) if self.prefetch is not None else None
+        if got is not None and (got.size, got.sha256) == (st.st_size, sha):
+            return got
+        if got is not None:
+            got.discard()
+        return prepare(path, rel, self.spool, self._file_progress(rel))
+
+    def _pool_progress(self, rel: str, done: int) -> None:
+        self.progress.update(done, printable(rel))
+
+    def _file_progress(self, rel: str):
+        return lambda done: self.progress.update(done, printable(rel))
+
     def land(
         self,
         path: Path,
@@ -307,52 +342,126 @@ class _Ingestor:
         parser: Parser,
         prior: Entry | None,
         run: tuple[str | None, str | None],
-    ) -> FileOutcome:
-        ctx = ParseContext(
-            path=path,
-            source_file=rel,
-            size=st.st_size,
-            on_progress=lambda done: (
-                self.progress.update(done, printable(rel)) if st.st_size > 8 << 20 else None
-            ),
+        prep: Prepared,
+    ) -> None:
+        """Queue the file for the next batch transaction (its outcome is taken when it commits).
+
+        A manifest commits at once: the files of its run folder depend on it.
+        """
+        self.report.outcomes.append(None)  # type: ignore[arg-type]  # its place, see flush
+        self.pending.append(
+            _Pending(len(self.report.outcomes) - 1, rel, sha, st, parser, prior, run, prep)
         )
-        per_table: dict[str, int] = {}
-        replaced = prior is not None and prior.status == "loaded"
+        self.pending_rows += sum(prep.per_table.values())
+        spooled = any(isinstance(d, str) for _, d in prep.batches)
+        if (
+            parser.kind == "manifest"
+            or spooled
+            or len(self.pending) >= BATCH_FILES
+            or self.pending_rows >= BATCH_ROWS
+        ):
+            self.flush()
+
+    def flush(self) -> None:
+        """Land the queued files: one transaction for the batch; when it fails, each file on its
+        own (the batch without the bad file), so a file is set aside alone and an environment
+        error names the file whose commit it stopped."""
+        batch, self.pending, self.pending_rows = self.pending, [], 0
+        if not batch:
+            return
+        try:
+            if len(batch) > 1:
+                try:
+                    self._commit(batch)
+                    return
+                except Exception:  # rolled back whole: each file again on its own
+                    pass
+            for item in batch:
+                try:
+                    self._commit([item])
+                except Exception as exc:
+                    if faults.is_warehouse_problem(exc):
+                        raise _WarehouseFailed(item.rel, exc) from exc
+                    if isinstance(exc, KeyboardInterrupt | SystemExit):
+                        raise
+                    _reraise_environment(exc)
+                    self.report.outcomes[item.index] = self.set_aside(
+                        raw_path(self._root(), item.rel),
+                        item.rel,
+                        item.sha,
+                        item.parser.kind,
+                        f"could not land ({type(exc).__name__}: {exc})",
+                        None,
+                    )
+        finally:
+            for item in batch:
+                item.prep.discard()
+            # Files whose commit an environment error stopped have no outcome: not landed.
+            self.report.outcomes[:] = [o for o in self.report.outcomes if o is not None]
+
+    def _commit(self, batch: list[_Pending]) -> None:
+        """One transaction: every file's rows (a table's small batches in one insert), the
+        superseded versions' rows out, the ledger rows in one insert."""
+        frames: dict[str, list[pa.Table]] = {}
+        touched: list[set[str]] = []
         with self.ledger.transaction():
-            file_id = self.ledger.next_id()
-            for table_name, rows in parser.parse(ctx):
-                frame = parser.table(table_name).frame(rows)
-                if frame.height == 0:
-                    continue
-                self.con.register("mqcap_batch", frame)
-                self.con.execute(
-                    f'insert into {warehouse.LANDING}."{table_name}" by name '
-                    "select ?::bigint as file_id, * from mqcap_batch",
-                    [file_id],
-                )
-                self.con.unregister("mqcap_batch")
-                per_table[table_name] = per_table.get(table_name, 0) + frame.height
-            touched = set(per_table)
-            if prior is not None:
-                touched |= self.ledger.supersede(prior, file_id)
-            self.ledger.record_loaded(
-                file_id,
-                rel,
-                sha,
-                st.st_size,
-                st.st_mtime_ns,
-                parser.kind,
-                run,
-                per_table,
-                sum(ctx.unknown_lines.values()),
-                dict(ctx.skipped),
+            ids = self.ledger.next_ids(len(batch))
+            for file_id, item in zip(ids, batch, strict=True):
+                for table, frame, spooled in item.prep.frames():
+                    frame = frame.append_column(
+                        "file_id", pa.repeat(pa.scalar(file_id, pa.int64()), frame.num_rows)
+                    )
+                    if spooled:
+                        self._insert(table, frame)
+                    else:
+                        frames.setdefault(table, []).append(frame)
+                changed = set(item.prep.per_table)
+                if item.prior is not None:
+                    changed |= self.ledger.supersede(item.prior, file_id)
+                touched.append(changed)
+            for table, parts in frames.items():
+                self._insert(table, pa.concat_tables(parts))
+            entries = self.ledger.insert_loaded(
+                [
+                    (
+                        file_id,
+                        item.rel,
+                        item.sha,
+                        item.st.st_size,
+                        item.st.st_mtime_ns,
+                        item.parser.kind,
+                        item.run,
+                        item.prep.per_table,
+                        item.prep.unknown_lines,
+                        item.prep.skipped,
+                        item.prep.facts,
+                    )
+                    for file_id, item in zip(ids, batch, strict=True)
+                ]
             )
-        self.ledger.refresh(rel)
-        status = "replaced" if replaced else "loaded"
-        rows_total = sum(per_table.values())
-        return FileOutcome(
-            rel, status, parser.kind, rows_total, None, None, file_id, *run, tuple(sorted(touched))
-        )
+        for file_id, item, entry, changed in zip(ids, batch, entries, touched, strict=True):
+            self.ledger.remember(entry)
+            replaced = item.prior is not None and item.prior.status == "loaded"
+            self.report.outcomes[item.index] = FileOutcome(
+                item.rel,
+                "replaced" if replaced else "loaded",
+                item.parser.kind,
+                sum(item.prep.per_table.values()),
+                None,
+                None,
+                file_id,
+                *item.run,
+                tuple(sorted(changed)),
+            )
+
+    def _insert(self, table: str, frame: pa.Table) -> None:
+        self.con.register("mqcap_batch", frame)
+        try:
+            self.con.execute(
+                f'insert into {warehouse.LANDING}."{table}" by name select * from mqcap_batch'
+            )
+        finally:
+            self.con.unregister("mqcap_batch")
 
     def process(self, path: Path, folders: dict, pending: dict, only_manifests: bool) -> None:
         """One file; an environment error skips it (raw file) or stops the batch (warehouse)."""
@@ -387,22 +496,45 @@ class _Ingestor:
                 )
             )
             return
+        prep = self.prepared(path, rel, sha, st)
         try:
-            parser = detect(path, path.name)
-        except Exception as exc:  # a sniffer bug must not stop the other files of the batch
-            _reraise_environment(exc)
+            self._decide(path, rel, sha, st, prior, prep, folders, pending, only_manifests)
+        except BaseException:
+            prep.discard()
+            raise
+
+    def _decide(
+        self,
+        path: Path,
+        rel: str,
+        sha: str,
+        st: os.stat_result,
+        prior: Entry | None,
+        prep: Prepared,
+        folders: dict,
+        pending: dict,
+        only_manifests: bool,
+    ) -> None:
+        if prep.detect_error is not None:
             self.report.outcomes.append(
                 self.set_aside(
-                    path, rel, sha, None, f"could not detect the format ({exc!r})", "byte 0"
+                    path,
+                    rel,
+                    sha,
+                    None,
+                    f"could not detect the format ({prep.detect_error})",
+                    "byte 0",
                 )
             )
             return
-        if parser is None:
+        if prep.kind is None:
             self.report.outcomes.append(
                 self.set_aside(path, rel, sha, None, _unrecognised(path), "byte 0")
             )
             return
+        parser = parser_for_kind(prep.kind)
         if only_manifests != (parser.kind == "manifest"):
+            prep.discard()
             return
         folder = folder_of(rel, {**folders, **pending})
         run: tuple[str | None, str | None] = (None, None)
@@ -420,7 +552,9 @@ class _Ingestor:
             if problem is not None:
                 self.report.outcomes.append(self.set_aside(path, rel, sha, parser.kind, *problem))
                 return
-        duplicate = self.ledger.loaded_with_sha(sha, rel, run)
+        duplicate = self.ledger.loaded_with_sha(sha, rel, run) or self._pending_with_sha(
+            sha, rel, run
+        )
         if duplicate is not None:
             self.report.outcomes.append(
                 self.set_aside(
@@ -433,30 +567,29 @@ class _Ingestor:
                 )
             )
             return
-        try:
-            outcome = self.land(path, rel, sha, st, parser, prior, run)
-        except InputError as exc:
-            pos = exc.position or None
-            outcome = self.set_aside(path, rel, sha, parser.kind, exc.reason, pos)
-        except Exception as exc:
-            # A parser bug (e.g. csv.Error on an over-long field) or a type the landing table
-            # refuses: never half-land, never crash the whole batch; the file waits with the
-            # reason. Environment errors are not the file's fault: they propagate (process
-            # skips the file or stops the batch). KeyboardInterrupt / SystemExit stop the batch
-            # (land rolled back).
-            _reraise_environment(exc)
-            outcome = self.set_aside(
-                path, rel, sha, parser.kind, f"could not land ({type(exc).__name__}: {exc})", None
+        if prep.error is not None:
+            reason, position = prep.error
+            self.report.outcomes.append(
+                self.set_aside(path, rel, sha, parser.kind, reason, position)
             )
-        self.report.outcomes.append(outcome)
+            return
+        self.land(path, rel, sha, st, parser, prior, run, prep)
+
+    def _pending_with_sha(
+        self, sha: str, rel: str, run: tuple[str | None, str | None]
+    ) -> str | None:
+        """A file queued in this batch with the same content and run (it lands first)."""
+        for item in self.pending:
+            if item.sha == sha and item.rel != rel and item.run == run:
+                return item.rel
+        return None
 
     def check_manifest(
         self, path: Path, rel: str
     ) -> tuple[tuple[str, str | None, bool] | None, tuple[str | None, str | None]]:
         """(problem or None, (study, run)): run ids unique per study, baselines must exist."""
-        ctx = ParseContext(path=path, source_file=rel)
         try:
-            m = manifest_mod.load(ctx)
+            m = self._manifest(path, rel)
         except InputError as exc:
             return (exc.reason, exc.position or None, False), (None, None)
         except Exception as exc:  # a YAML value the loader chokes on (e.g. 2021-02-30)
@@ -487,31 +620,87 @@ class _Ingestor:
                 return (problem, "line " + str(_line_of(path, "baseline")), True), declared
         return None, declared
 
+    def _manifest(self, path: Path, rel: str) -> dict:
+        """A manifest read and validated, once per ingest (the batch's run ids are read first,
+        see :meth:`batch_run_ids`); read again if the file changed since."""
+        st = path.stat()
+        key = (st.st_size, st.st_mtime_ns)
+        known = self.manifests.get(path)
+        if known is not None and known[0] == key:
+            if isinstance(known[1], BaseException):
+                raise known[1]
+            return known[1]
+        m = manifest_mod.load(ParseContext(path=path, source_file=rel))
+        self.manifests[path] = (key, m)
+        return m
+
+    def batch_run_ids(self, files: list[Path]) -> dict[str, set[str]]:
+        """Study -> run ids declared by the manifests in this batch (baselines may be among
+        them); each manifest's reading is kept for :meth:`check_manifest`."""
+        runs: dict[str, set[str]] = {}
+        for p in files:
+            if p.name.lower() not in manifest_mod.MANIFEST_NAMES:
+                continue
+            try:
+                st = p.stat()
+                m = manifest_mod.load(ParseContext(path=p, source_file=self.rel(p)))
+            except Exception as exc:  # reported with its reason when the manifest is processed
+                if not (faults.is_raw_file_problem(exc) or faults.is_warehouse_problem(exc)):
+                    self.manifests[p] = ((st.st_size, st.st_mtime_ns), exc)
+                continue
+            self.manifests[p] = ((st.st_size, st.st_mtime_ns), m)
+            runs.setdefault(m["study"], set()).add(m["run"])
+        return runs
+
     # -- the batch ------------------------------------------------------------------------------
     def run(self, files: list[Path]) -> None:
-        self.batch_runs = _batch_runs(files)
-        self.sweep_deleted(files)
+        self.batch_runs = self.batch_run_ids(files)
         root = self._root()
+        # Files set aside for a reason that can go away are retried (those gone are not files).
         retry = [raw_path(root, p) for p in self.ledger.retry_paths()]
         files = sorted(set(files) | {p for p in retry if p.is_file()}, key=_batch_order)
-        self.progress.start("ingest", total=len(files), unit="files")
         manifests = [p for p in files if p.name.lower() in manifest_mod.MANIFEST_NAMES]
-        for path in manifests:
-            self.process(path, {}, {}, only_manifests=True)
-            self.progress.advance(1, printable(path.name))
-        folders, pending = self.ledger.run_folders(), self.ledger.pending_manifests()
-        # A run-id edit, a manifest added late or deleted: loaded files follow their folder.
-        self.ledger.reattribute(folders)
-        for path in files:
-            if path in manifests:
-                continue
-            self.process(path, folders, pending, only_manifests=False)
-            self.progress.advance(1, printable(path.name))
+        is_manifest = set(manifests)
+        data = [p for p in files if p not in is_manifest]
+        rels = {p: self.rel(p) for p in files}
+        # Workers start on the files the ledger cannot settle from their stat alone (manifests
+        # first: they land first) while this process sweeps deletions (the results are checked
+        # on use).
+        todo = [p for p in manifests + data if not self.settled(p, rels[p])]
+        self.prefetch = Prefetcher(todo, rels, self.settings.jobs, self.spool, self._pool_progress)
+        with self.prefetch:
+            self.sweep_deleted(files)
+            self.progress.start("ingest", total=len(files), unit="files")
+            for path in manifests:
+                self.process(path, {}, {}, only_manifests=True)
+                self.progress.advance(1, printable(path.name))
+            folders, pending = self.ledger.run_folders(), self.ledger.pending_manifests()
+            # A run-id edit, a manifest added late or deleted: loaded files follow their folder.
+            self.ledger.reattribute(folders)
+            for path in data:
+                self.process(path, folders, pending, only_manifests=False)
+                self.progress.advance(1, printable(path.name))
+            self.flush()
+        self.prefetch = None
         self.report.unattributed = ledger_files.unattributed(self.con)
         self.con.execute(
             f"insert into {warehouse.META}.pipeline_event values (?, 'ingest', ?)",
             [self.now, self.report.summary()],
         )
+
+
+@dataclass
+class _Pending:
+    """A file queued for the next batch transaction; ``index``: its outcome's place."""
+
+    index: int
+    rel: str
+    sha: str
+    st: os.stat_result
+    parser: Parser
+    prior: Entry | None
+    run: tuple[str | None, str | None]
+    prep: Prepared
 
 
 class _WarehouseFailed(Exception):
@@ -539,19 +728,6 @@ def _unrecognised(path: Path) -> str:
     kinds = ", ".join(p.kind for p in all_parsers())
     hint = refusal_hint(path)
     return f"unrecognised format{f' ({hint})' if hint else ''} (not one of: {kinds})"
-
-
-def _batch_runs(files: list[Path]) -> dict[str, set[str]]:
-    """Study -> run ids declared by the manifests in this batch (baselines may be among them)."""
-    runs: dict[str, set[str]] = {}
-    for p in files:
-        if p.name.lower() in manifest_mod.MANIFEST_NAMES:
-            try:
-                m = manifest_mod.load(ParseContext(path=p, source_file=p.name))
-            except Exception:  # reported with its reason when the manifest itself is processed
-                continue
-            runs.setdefault(m["study"], set()).add(m["run"])
-    return runs
 
 
 def _stopped(settings: Settings, report: IngestReport, rel: str | None, exc: BaseException) -> str:
@@ -583,6 +759,10 @@ def ingest(
     files = discover(settings, paths, unreadable)
     with warehouse.connect(settings.warehouse) as con:
         ing = _Ingestor(settings, con, progress)
+        # Rows of large files wait here between parsing and landing (one ingest at a time holds
+        # the warehouse, so what is here was left by a killed one).
+        ing.spool = settings.outputs / "spool"
+        clear_spool(ing.spool)
         for folder in unreadable:
             note = f"folder {folder} cannot be listed (permission denied): its files are kept as they are"
             progress.log(printable(note))
@@ -602,4 +782,6 @@ def ingest(
             if not faults.is_warehouse_problem(exc):
                 raise
             raise EnvironmentProblem(_stopped(settings, ing.report, None, exc)) from exc
+        finally:
+            clear_spool(ing.spool)
     return ing.report

@@ -23,6 +23,8 @@ CONFIG_TEMPLATE = """\
 # raw = "data/raw"                      # where runs are dropped: <raw>/<study>/<run>/ (MQCAP_RAW, --raw)
 # reports = "reports"                   # report folder (MQCAP_REPORTS_OUT, --reports);
 #                                       # default: <warehouse stem>.mqcap/reports beside the warehouse
+# jobs = 2                              # processes parsing raw files (MQCAP_JOBS, --jobs);
+#                                       # default: the cores
 """
 
 STUDY_TEMPLATE = """\

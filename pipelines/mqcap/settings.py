@@ -10,6 +10,9 @@ Three settings, each from the first place that gives it:
    relative to the file's folder (keys ``warehouse``, ``raw``, ``reports``);
 4. the defaults: ``data/warehouse.duckdb`` and ``data/raw`` under the project root.
 
+``jobs`` (processes that parse raw files in parallel; one writer lands them) follows the same
+order: ``--jobs``, ``MQCAP_JOBS``, the ``jobs`` key (a whole number >= 1), the machine's cores.
+
 Everything mqcap writes for a warehouse lives in one folder beside it, ``<stem>.mqcap/``
 (``data/warehouse.duckdb`` -> ``data/warehouse.mqcap/``): ``reports/`` (HTML, PDF, index.html,
 ``data-docs/``, ``dbt-docs.html``) and ``dbt/target``, ``dbt/logs``; so two warehouses never
@@ -27,7 +30,14 @@ from pathlib import Path
 from mqcap.errors import UsageError
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-CONFIG_KEYS = {"warehouse": "MQCAP_WAREHOUSE", "raw": "MQCAP_RAW", "reports": "MQCAP_REPORTS_OUT"}
+CONFIG_KEYS = {
+    "warehouse": "MQCAP_WAREHOUSE",
+    "raw": "MQCAP_RAW",
+    "reports": "MQCAP_REPORTS_OUT",
+    "jobs": "MQCAP_JOBS",
+}
+# Settings that are whole numbers, not paths.
+NUMBER_KEYS = {"jobs"}
 DEFAULTS = {"warehouse": "data/warehouse.duckdb", "raw": "data/raw"}
 
 
@@ -88,10 +98,39 @@ def find_config(start: Path | None = None) -> tuple[Path, dict] | None:
                     f"known: {', '.join(CONFIG_KEYS)}"
                 )
             for key, value in table.items():
-                if not isinstance(value, str) or not value:
+                if key in NUMBER_KEYS:
+                    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                        raise UsageError(
+                            f"{path}: setting {key}: expected a whole number >= 1, got {value!r}"
+                        )
+                elif not isinstance(value, str) or not value:
                     raise UsageError(f"{path}: setting {key}: expected a path, got {value!r}")
             return path, table
     return None
+
+
+def default_jobs() -> int:
+    """The cores this process may run on (its CPU affinity), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def parse_jobs(value: object, where: str) -> int:
+    """A ``jobs`` setting as a whole number >= 1; anything else is a usage error naming where.
+
+    Example:
+        >>> parse_jobs("2", "MQCAP_JOBS")
+        2
+    """
+    try:
+        jobs = int(str(value).strip())
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        raise UsageError(f"{where}: expected a whole number of jobs >= 1, got {value!r}")
+    return jobs
 
 
 def outputs_dir(warehouse: Path) -> Path:
@@ -122,6 +161,7 @@ class Settings:
     expectations_dir: Path
     quiet: bool = False
     config_file: Path | None = None
+    jobs: int = 1  # processes parsing raw files (ingest); one writer lands them
 
     @classmethod
     def load(
@@ -133,6 +173,7 @@ class Settings:
         quiet: bool = False,
         project_root: Path | None = None,
         cwd: Path | None = None,
+        jobs: int | None = None,
     ) -> Settings:
         root = project_root or find_project_root()
         here = (cwd or Path.cwd()).resolve()
@@ -154,6 +195,14 @@ class Settings:
             path = Path(value).expanduser()
             return (path if path.is_absolute() else base / path).resolve()
 
+        if jobs is not None:
+            n_jobs = parse_jobs(jobs, "--jobs")
+        elif os.environ.get("MQCAP_JOBS"):
+            n_jobs = parse_jobs(os.environ["MQCAP_JOBS"], "MQCAP_JOBS")
+        elif "jobs" in config:
+            n_jobs = config["jobs"]
+        else:
+            n_jobs = default_jobs()
         wh = pick("warehouse")
         return cls(
             project_root=root,
@@ -165,6 +214,7 @@ class Settings:
             expectations_dir=root / "expectations",
             quiet=quiet,
             config_file=config_file,
+            jobs=n_jobs,
         )
 
     def with_(self, **changes) -> Settings:

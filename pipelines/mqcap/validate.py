@@ -142,8 +142,41 @@ def load_suites(settings: Settings) -> list[dict]:
     return suites
 
 
-def _frame(con: duckdb.DuckDBPyConnection, table: str, file_ids: list[int] | None):
-    """The rows to validate, with _file / _run / _position lineage columns attached."""
+# Expectation kwargs that name a column; a suite whose expectations name columns only through
+# these reads only those columns (a wide SMF table need not travel whole into pandas).
+_COLUMN_KWARGS = ("column", "column_A", "column_B")
+_TABLE_LEVEL = {"expect_table_row_count_to_equal"}
+
+
+def checked_columns(spec: dict) -> list[str] | None:
+    """The columns a suite's expectations read, or None when one of them may read others.
+
+    Example:
+        >>> checked_columns({"expectations": [{"type": "expect_column_values_to_not_be_null",
+        ...                  "kwargs": {"column": "rate_per_s"}}]})
+        ['rate_per_s']
+    """
+    cols: list[str] = []
+    for e in spec["expectations"]:
+        named = [e["kwargs"][k] for k in _COLUMN_KWARGS if k in e["kwargs"]]
+        if not named and e["type"] not in _TABLE_LEVEL:
+            return None
+        if "row_condition" in e["kwargs"] or any(
+            k.startswith("column") and k not in _COLUMN_KWARGS for k in e["kwargs"]
+        ):
+            return None  # a condition or a list may name any column
+        cols += [c for c in named if c not in cols]
+    return cols
+
+
+def _frame(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    file_ids: list[int] | None,
+    columns: list[str] | None = None,
+):
+    """The rows to validate, with _file / _run / _position lineage columns attached;
+    ``columns``: only these of the table's own (landing; default all)."""
     schema, name = table.split(".", 1)
     cols = {
         r[0]
@@ -163,7 +196,10 @@ def _frame(con: duckdb.DuckDBPyConnection, table: str, file_ids: list[int] | Non
         positions.append("'byte ' || t.source_offset")
     pos = f"coalesce({', '.join(positions)})" if positions else "null"
     if schema == warehouse.LANDING:
-        sql = f"""select t.*, l.path as _file, l.study || '/' || l.run_id as _run,
+        own = "t.*"
+        if columns is not None and set(columns) <= cols:
+            own = ", ".join(['t."file_id"', *(f't."{c}"' for c in columns if c != "file_id")])
+        sql = f"""select {own}, l.path as _file, l.study || '/' || l.run_id as _run,
                          {pos} as _position
                   from {schema}."{name}" t join {LEDGER} l using (file_id)"""
         params: list = []
@@ -322,7 +358,7 @@ def validate(
             progress.advance(1, table)
             if is_landing and landed is not None and table not in landed:
                 continue
-            df = _frame(con, table, file_ids if is_landing else None)
+            df = _frame(con, table, file_ids if is_landing else None, checked_columns(spec))
             if df is None:
                 continue
             ledger = _ledger_by_file(con, table, file_ids) if is_landing else None

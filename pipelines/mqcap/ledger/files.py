@@ -31,6 +31,8 @@ from pathlib import PurePosixPath
 from typing import NamedTuple
 
 import duckdb
+import polars as pl
+import pyarrow as pa
 
 from mqcap import warehouse
 from mqcap.parsers import all_tables, parser_for_kind
@@ -152,6 +154,9 @@ class FileLedger:
         self.con = con
         self.now = now
         self._current: dict[str, Entry] | None = None
+        self._loaded_by_sha: dict[str, dict[str, Entry]] = {}  # sha256 -> path -> loaded entry
+        self._runs: dict[tuple, dict[str, int]] | None = None  # (study, run) -> manifest -> id
+        self._run_of: dict[str, tuple] = {}  # manifest path -> its (study, run) in _runs
 
     # -- reads ------------------------------------------------------------------------------
     def current(self, rel: str) -> Entry | None:
@@ -164,36 +169,54 @@ class FileLedger:
 
     def entries(self) -> dict[str, Entry]:
         if self._current is None:
-            self._current = {
-                row[-1]: Entry(*row)
-                for row in self.con.execute(self._CURRENT_SQL.format(only="")).fetchall()
-            }
+            self._current = {}
+            for row in self.con.execute(self._CURRENT_SQL.format(only="")).fetchall():
+                self._put(row[-1], Entry(*row))
         return self._current
+
+    def _put(self, rel: str, entry: Entry | None) -> None:
+        """The in-memory current entry of ``rel`` (and the index of loaded content)."""
+        assert self._current is not None
+        old = self._current.pop(rel, None)
+        if old is not None and old.status == "loaded":
+            self._loaded_by_sha.get(old.sha256, {}).pop(rel, None)
+            if self._runs is not None and rel in self._run_of:
+                self._runs.get(self._run_of.pop(rel), {}).pop(rel, None)
+        if entry is not None:
+            self._current[rel] = entry
+            if entry.status == "loaded":
+                self._loaded_by_sha.setdefault(entry.sha256, {})[rel] = entry
+                if self._runs is not None and entry.kind == "manifest":
+                    self._run_of[rel] = (entry.study, entry.run_id)
+                    self._runs.setdefault(self._run_of[rel], {})[rel] = entry.file_id
 
     def refresh(self, rel: str) -> None:
         if self._current is not None:
             row = warehouse.one(self.con, self._CURRENT_SQL.format(only="and path = ?"), [rel])
-            if row is None:
-                self._current.pop(rel, None)
-            else:
-                self._current[rel] = Entry(*row)
+            self._put(rel, None if row is None else Entry(*row))
+
+    def remember(self, entry: Entry) -> None:
+        """The current entry of ``entry.path`` is ``entry``, just committed by the caller (saves
+        re-reading it, see ``refresh``)."""
+        if self._current is not None:
+            self._put(entry.path, entry)
 
     def loaded_with_sha(self, sha: str, rel: str, run: tuple[str | None, str | None]) -> str | None:
         """Another loaded file with the same content that would count the same data again.
 
         Within one run folder (or among files outside run folders, which carry their own
         identity) the same bytes are the same data. The same small file in two run folders
-        (say a results CSV without a run column) describes two runs: not a duplicate.
+        (say a results CSV without a run column) describes two runs: not a duplicate. Of
+        several, the first loaded (lowest file id) is named. Read from memory (the ledger is
+        read once per ingest and kept up to date as it is written).
         """
-        row = warehouse.one(
-            self.con,
-            f"""select path from {LEDGER}
-                where sha256 = ? and status = 'loaded' and path <> ?
-                  and study is not distinct from ? and run_id is not distinct from ?
-                limit 1""",
-            [sha, rel, run[0], run[1]],
-        )
-        return row[0] if row else None
+        self.entries()
+        same = [
+            e
+            for path, e in self._loaded_by_sha.get(sha, {}).items()
+            if path != rel and (e.study, e.run_id) == run
+        ]
+        return min(same, key=lambda e: e.file_id).path if same else None
 
     def run_folders(self) -> dict[str, tuple[str, str]]:
         """Folder (relative) -> (study, run) for every loaded manifest."""
@@ -215,16 +238,21 @@ class FileLedger:
         }
 
     def run_defined_by(self, study: str, run: str, other_than: str | None = None) -> str | None:
-        """Path of the loaded manifest declaring ``study``/``run`` (other than ``other_than``)."""
-        row = warehouse.one(
-            self.con,
-            f"""select l.path from {LEDGER} l join {warehouse.LANDING}.run_manifest m using (file_id)
-                where l.status = 'loaded' and m.study = ? and m.run_id = ?
-                  and l.path is distinct from ?
-                order by l.file_id limit 1""",
-            [study, run, other_than],
-        )
-        return row[0] if row else None
+        """Path of the loaded manifest declaring ``study``/``run`` (other than ``other_than``);
+        of several, the first loaded. The loaded manifests are read once per ingest (with the
+        run each declared, from ``landing.run_manifest``) and followed as they are written."""
+        if self._runs is None:
+            self.entries()
+            self._runs = {}
+            for path, study_, run_, file_id in self.con.execute(
+                f"""select l.path, m.study, m.run_id, l.file_id from {LEDGER} l
+                    join {warehouse.LANDING}.run_manifest m using (file_id)
+                    where l.status = 'loaded'"""
+            ).fetchall():
+                self._runs.setdefault((study_, run_), {})[path] = file_id
+                self._run_of[path] = (study_, run_)
+        found = [(f, p) for p, f in self._runs.get((study, run), {}).items() if p != other_than]
+        return min(found)[1] if found else None
 
     def retry_paths(self) -> list[str]:
         """Stored names of files set aside for a reason that can go away."""
@@ -253,6 +281,13 @@ class FileLedger:
 
     def next_id(self) -> int:
         return self.con.execute(f"select nextval('{warehouse.META}.file_id_seq')").fetchall()[0][0]
+
+    def next_ids(self, n: int) -> list[int]:
+        """``n`` fresh file ids in ascending order (one query for a batch of files)."""
+        rows = self.con.execute(
+            f"select nextval('{warehouse.META}.file_id_seq') as id from range(?) order by id", [n]
+        ).fetchall()
+        return [r[0] for r in rows]
 
     def _insert(self, values: dict) -> None:
         cols = ", ".join(values)
@@ -348,30 +383,95 @@ class FileLedger:
         per_table: dict[str, int],
         unknown_lines: int,
         skipped: dict[str, int],
-    ) -> None:
-        """The ledger row of a landed file (inside the caller's transaction)."""
-        attribution, why = self.attribution(file_id, rel, kind, run)
-        self._insert(
-            {
-                "file_id": file_id,
-                "path": rel,
-                "sha256": sha,
-                "bytes": size,
-                "mtime_ns": mtime_ns,
-                "kind": kind,
-                "status": "loaded",
-                "reason": why,
-                "study": run[0],
-                "run_id": run[1],
-                "rows_landed": sum(per_table.values()),
-                "rows_by_table": json.dumps(per_table, sort_keys=True),
-                "unknown_lines": unknown_lines,
-                "skipped": json.dumps(skipped, sort_keys=True) if skipped else None,
-                "seen_at": self.now,
-                "landed_at": datetime.now().replace(microsecond=0),
-                "attribution": attribution,
-            }
-        )
+        facts: dict[str, int] | None = None,
+    ) -> Entry:
+        """The ledger row of a landed file (inside the caller's transaction); returns its entry.
+
+        ``facts``: what :func:`attribution_facts` counted on the file's rows (else read back).
+        """
+        return self.insert_loaded(
+            [
+                (
+                    file_id,
+                    rel,
+                    sha,
+                    size,
+                    mtime_ns,
+                    kind,
+                    run,
+                    per_table,
+                    unknown_lines,
+                    skipped,
+                    facts,
+                )
+            ]
+        )[0]
+
+    _LOADED_COLUMNS = pa.schema(
+        [
+            ("file_id", pa.int64()),
+            ("path", pa.string()),
+            ("sha256", pa.string()),
+            ("bytes", pa.int64()),
+            ("mtime_ns", pa.int64()),
+            ("kind", pa.string()),
+            ("status", pa.string()),
+            ("reason", pa.string()),
+            ("study", pa.string()),
+            ("run_id", pa.string()),
+            ("rows_landed", pa.int64()),
+            ("rows_by_table", pa.string()),
+            ("unknown_lines", pa.int64()),
+            ("skipped", pa.string()),
+            ("seen_at", pa.timestamp("us")),
+            ("landed_at", pa.timestamp("us")),
+            ("attribution", pa.string()),
+        ]
+    )
+
+    def insert_loaded(self, files: list[tuple]) -> list[Entry]:
+        """Ledger rows of landed files, in one insert (inside the caller's transaction).
+
+        Each item: (file_id, path, sha256, bytes, mtime_ns, kind, (study, run), rows per table,
+        unknown lines, skipped kinds, attribution facts or None). Returns their entries.
+        """
+        landed_at = datetime.now().replace(microsecond=0)
+        rows, entries = [], []
+        for fid, rel, sha, size, mtime_ns, kind, run, per_table, unknown, skipped, facts in files:
+            attribution, why = self.attribution(fid, rel, kind, run, facts)
+            rows.append(
+                {
+                    "file_id": fid,
+                    "path": rel,
+                    "sha256": sha,
+                    "bytes": size,
+                    "mtime_ns": mtime_ns,
+                    "kind": kind,
+                    "status": "loaded",
+                    "reason": why,
+                    "study": run[0],
+                    "run_id": run[1],
+                    "rows_landed": sum(per_table.values()),
+                    "rows_by_table": json.dumps(per_table, sort_keys=True),
+                    "unknown_lines": unknown,
+                    "skipped": json.dumps(skipped, sort_keys=True) if skipped else None,
+                    "seen_at": self.now,
+                    "landed_at": landed_at,
+                    "attribution": attribution,
+                }
+            )
+            entries.append(
+                Entry(
+                    fid, sha, "loaded", False, size, mtime_ns, kind, run[0], run[1], why, None, rel
+                )
+            )
+        frame = pa.Table.from_pylist(rows, schema=self._LOADED_COLUMNS)
+        self.con.register("mqcap_ledger_rows", frame)
+        try:
+            self.con.execute(f"insert into {LEDGER} by name select * from mqcap_ledger_rows")
+        finally:
+            self.con.unregister("mqcap_ledger_rows")
+        return entries
 
     def delete(self, entry: Entry, why: str) -> dict[str, int]:
         """The raw file of ``entry`` is gone: its rows leave landing (one transaction).
@@ -418,9 +518,17 @@ class FileLedger:
         return removed
 
     def attribution(
-        self, file_id: int, rel: str, kind: str | None, run: tuple[str | None, str | None]
+        self,
+        file_id: int,
+        rel: str,
+        kind: str | None,
+        run: tuple[str | None, str | None],
+        facts: dict[str, int] | None = None,
     ) -> tuple[str | None, str | None]:
-        """(attribution, reason when 'none') of a loaded file; see the module docstring."""
+        """(attribution, reason when 'none') of a loaded file; see the module docstring.
+
+        ``facts``: :func:`attribution_facts` of the file's rows; without them the landed rows
+        are counted in the warehouse."""
         if kind is None:
             return None, None
         if kind == "manifest" or run[1] is not None:
@@ -429,7 +537,17 @@ class FileLedger:
             return "study_folder", None
         if kind in BY_TIME_KINDS:
             return "by_time", None
-        if kind == "chstatus":
+        if kind == "chstatus" and facts is not None:
+            untimed = facts.get("untimed", 0)
+            if not untimed:
+                return "by_time", None
+            what = f"{untimed} CHSTATUS snapshot(s) without a time"
+        elif kind == "driver_csv" and facts is not None:
+            unnamed = facts.get("unnamed", 0)
+            if not unnamed:
+                return "by_columns", None
+            what = f"{unnamed} results row(s) without study and run_id columns"
+        elif kind == "chstatus":
             untimed = self.con.execute(
                 f"""select count(*) from {warehouse.LANDING}.chstatus_snapshot
                     where file_id = ? and snapshot_time is null""",
@@ -479,6 +597,23 @@ class FileLedger:
             self.refresh(entry.path)
             changed.append(entry.path)
         return changed
+
+
+def attribution_facts(table: str, frame: pl.DataFrame) -> dict[str, int]:
+    """What :meth:`FileLedger.attribution` counts on a file's rows, from one typed batch of
+    ``table`` (summed over the batches by the caller): CHSTATUS snapshots without a time
+    (``untimed``), results rows without study and run (``unnamed``).
+
+    Example:
+        >>> attribution_facts("driver_results", pl.DataFrame({"study": [None, "s"],
+        ...                                                   "run_id": ["r", "r"]}))
+        {'unnamed': 1}
+    """
+    if table == "chstatus_snapshot":
+        return {"untimed": frame["snapshot_time"].null_count()}
+    if table == "driver_results":
+        return {"unnamed": int((frame["study"].is_null() | frame["run_id"].is_null()).sum())}
+    return {}
 
 
 def folder_of(rel: str, folders: dict) -> str | None:
