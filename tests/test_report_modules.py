@@ -171,6 +171,7 @@ def _small_frames() -> dict[str, pd.DataFrame]:
             "study": "stream",
             "run_id": ["base", "fast", "slow"],
             "configuration": ["plain", "plain", "ams"],
+            "sort_order": [0, 0, 1],
             "message_bytes": 2048,
             "target_rate_per_s": [5000.0, 10000.0, 10000.0],
             "achieved_rate_per_s": [4990.0, 9950.0, 7200.0],
@@ -272,7 +273,7 @@ def test_rate_target_table_flags_the_unsustained_run(stream_wh):
     assert rows.loc["ams", "XQTIME p95 µs"] == "91,000"
     assert rows.loc["ams", "XQTIME backlog"] == "growing"
     # No XQTIME captured: the mart says unknown, the table prints what the mart says.
-    fast = rows.iloc[1]  # run "fast", ordered by run_id
+    fast = rows.iloc[1]  # run "fast": configuration order, size, then run id
     assert (fast["XQTIME backlog"], fast["XQTIME p95 µs"]) == ("unknown: no XQTIME", "–")
     assert set(rows.loc[rows.index != "ams", "Sustained"]) == {"yes"}
     spec = ch.rate_target_chart(q.rate_targets("stream"), q.config_colors("stream"), "F").to_dict()

@@ -444,43 +444,23 @@ def test_run_summary_says_what_varies_in_every_sample_study(marts):
             "4 message sizes and 10 thread counts"
         ),
     }
+
+    def listed(column: str, workload: str) -> str:
+        return marts(
+            f"""select string_agg(distinct {column}, ', ' order by {column}) from marts.dim_run
+                where study = 'keysize' and workload_type = '{workload}'"""
+        )[0][0]
+
     assert marts(
         """select workload_type, dimension, value_count, value_list, is_shown
            from marts.fct_study_dimensions where study = 'keysize'
            order by workload_type, dimension_order"""
     ) == [
-        (
-            "channel_start",
-            "configuration",
-            22,
-            marts(
-                """select string_agg(distinct configuration, ', ' order by configuration)
-               from marts.dim_run where study = 'keysize' and workload_type = 'channel_start'"""
-            )[0][0],
-            False,
-        ),
-        (
-            "channel_start",
-            "cipher",
-            8,
-            marts(
-                """select string_agg(distinct cipher, ', ' order by cipher)
-               from marts.dim_run where study = 'keysize' and workload_type = 'channel_start'"""
-            )[0][0],
-            True,
-        ),
+        ("channel_start", "configuration", 22, listed("configuration", "channel_start"), False),
+        ("channel_start", "cipher", 8, listed("cipher", "channel_start"), True),
         ("channel_start", "key_strength", 3, "high, medium, very_high", True),
         ("channel_start", "key_bits", 6, "192, 224, 521, 1024, 2048, 4096", False),
-        (
-            "request_reply",
-            "configuration",
-            4,
-            marts(
-                """select string_agg(distinct configuration, ', ' order by configuration)
-               from marts.dim_run where study = 'keysize' and workload_type = 'request_reply'"""
-            )[0][0],
-            False,
-        ),
+        ("request_reply", "configuration", 4, listed("configuration", "request_reply"), False),
         ("request_reply", "key_strength", 2, "high, very_high", True),
         ("request_reply", "key_bits", 2, "2048, 4096", False),
         ("request_reply", "sslrkeyc", 2, "0, 1048576", True),

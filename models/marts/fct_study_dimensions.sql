@@ -20,16 +20,10 @@
     ('sslrkeyc', 'SSLRKEYC values'),
 ] %}
 with runs as (
-    select * from {{ ref('int_runs') }}
-),
-
-workloads as (
     select
-        study,
-        workload_type,
-        count(*) as workload_runs
-    from runs
-    group by study, workload_type
+        *,
+        count(*) over (partition by study, workload_type) as workload_runs
+    from {{ ref('int_runs') }}
 ),
 
 run_values as (
@@ -37,6 +31,7 @@ run_values as (
         select
             study,
             workload_type,
+            workload_runs,
             '{{ column }}' as dimension,
             {{ loop.index }} as dimension_order,
             '{{ nouns }}' as nouns,
@@ -51,6 +46,7 @@ distinct_values as (
     select distinct
         study,
         workload_type,
+        workload_runs,
         dimension,
         dimension_order,
         nouns,
@@ -62,6 +58,7 @@ dimensions as (
     select
         study,
         workload_type,
+        workload_runs,
         dimension,
         dimension_order,
         nouns,
@@ -72,7 +69,7 @@ dimensions as (
             order by try_cast(dimension_value as double) nulls last, dimension_value
         ) as value_list
     from distinct_values
-    group by study, workload_type, dimension, dimension_order, nouns
+    group by study, workload_type, workload_runs, dimension, dimension_order, nouns
     having count(*) > 1
 )
 
@@ -81,7 +78,7 @@ select
         as study_dimension_key,
     dimensions.study,
     dimensions.workload_type,
-    workloads.workload_runs,
+    dimensions.workload_runs,
     dimensions.dimension,
     dimensions.dimension_order,
     dimensions.value_count,
@@ -89,7 +86,7 @@ select
     cast(dimensions.value_count as {{ dbt.type_string() }}) || ' ' || dimensions.nouns as phrase,
     case
         when dimensions.dimension = 'configuration'
-            then dimensions.value_count < workloads.workload_runs
+            then dimensions.value_count < dimensions.workload_runs
         when dimensions.dimension = 'key_bits'
             then not exists (
                 select 1 from dimensions as strength
@@ -101,5 +98,3 @@ select
         else true
     end as is_shown
 from dimensions
-inner join workloads
-    on dimensions.study = workloads.study and dimensions.workload_type = workloads.workload_type

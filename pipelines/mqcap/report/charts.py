@@ -517,7 +517,8 @@ def latency_throughput_chart(
     x = alt.X(
         "rate_per_s:Q",
         title="Transactions per second",
-        axis=alt.Axis(format="~s", tickCount=4),
+        # 20k, not 20,000 (and 0, not "0k"): four labels fit a narrow panel.
+        axis=alt.Axis(tickCount=4, labelExpr="datum.value == 0 ? '0' : format(datum.value, '~s')"),
     )
     y = alt.Y(
         "round_trip_us:Q",

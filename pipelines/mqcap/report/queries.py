@@ -518,7 +518,8 @@ def rate_targets(study: str) -> pd.DataFrame:
     Example:
         rate_targets("streaming")[["run_id", "target_rate_per_s", "sustained"]]
     """
-    df = _mart("fct_rate_target", study, "run_id")
+    # The study's configuration order, then sizes in numeric order (not the run ids' text).
+    df = _mart("fct_rate_target", study, "sort_order, configuration, message_bytes, run_id")
     return _with_runs(df, study) if not df.empty else df
 
 
