@@ -404,7 +404,7 @@ def thread_ticks(threads: list[int], min_octaves: float = 0.9) -> list[int]:
 
 def log_ticks(values: pd.Series) -> list[float]:
     """Tick values for a log axis over ``values``: 1-3-10 steps (100, 300, 1,000 ...) when the
-    values span at most three decades, else powers of ten only, so a short panel never prints
+    values span at most two decades, else powers of ten only, so a short panel never prints
     a label per 1-2-5 step. Vega leaves out the values outside each panel's own domain.
 
     Example:
@@ -416,7 +416,7 @@ def log_ticks(values: pd.Series) -> list[float]:
         return []
     low = math.floor(math.log10(v.min()))
     high = math.ceil(math.log10(v.max()))
-    steps = (1,) if high - low > 3 else (1, 3)
+    steps = (1,) if high - low > 2 else (1, 3)
     return [m * 10**e for e in range(low, high + 1) for m in steps if m * 10**e <= 10**high]
 
 
