@@ -77,6 +77,7 @@ def thread_sweep_study(study: str = "appliance") -> dict[str, pd.DataFrame]:
                     "key_strength": None,
                     "sslrkeyc": None,
                     "key_bits": None,
+                    "is_message_workload": True,
                 }
             )
         sweep.append(
@@ -160,7 +161,10 @@ def thread_sweep_study(study: str = "appliance") -> dict[str, pd.DataFrame]:
             },
         ]
     )
+    tasks, profile = _chinit_tasks(pd.DataFrame(runs))
     return {
+        "fct_chinit_tasks": tasks,
+        "fct_chinit_task_profile": profile,
         "dim_run": pd.DataFrame(runs),
         "dim_configuration": pd.DataFrame(
             [
@@ -185,6 +189,10 @@ def thread_sweep_study(study: str = "appliance") -> dict[str, pd.DataFrame]:
                     "group_by_json": json.dumps(["scenario", "hardware_model"]),
                     "run_count": len(runs),
                     "configuration_count": 2,
+                    "run_summary": (
+                        "640 request/reply runs over 2 configurations, 2 scenarios, "
+                        "2 hardware models, 4 message sizes and 10 thread counts"
+                    ),
                     "shapes_json": json.dumps(["thread_sweep"]),
                 }
             ]
@@ -194,6 +202,61 @@ def thread_sweep_study(study: str = "appliance") -> dict[str, pd.DataFrame]:
         "fct_sweep_summary": summary_df,
         "fct_findings": findings,
     }
+
+
+def _chinit_tasks(runs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    # Channel-initiator tasks of every run (two task types; CPU per request grows with the
+    # size, wait with the threads) and their pooled profile: per configuration x scenario x
+    # model (the variant) x size x task type, request-weighted over the ten thread counts and
+    # both repeats, as fct_chinit_task_profile computes it.
+    rows = []
+    for r in runs.itertuples():
+        for order, task in enumerate(("dispatcher", "adapter"), start=1):
+            requests = 1000 * r.threads
+            cpu = (2.0 + r.message_bytes / 4096) * order
+            wait = 0.5 * r.threads
+            rows.append(
+                {
+                    "study": r.study,
+                    "run_id": r.run_id,
+                    "configuration": r.configuration,
+                    "message_bytes": r.message_bytes,
+                    "scenario": r.scenario,
+                    "hardware_model": r.hardware_model,
+                    "task_type": task,
+                    "stack_order": order,
+                    "requests": requests,
+                    "cpu_us_per_request": cpu,
+                    "wait_us_per_request": wait,
+                    "busy_pct": None,
+                }
+            )
+    tasks = pd.DataFrame(rows)
+    weighted = tasks.assign(
+        cpu_us=tasks["cpu_us_per_request"] * tasks["requests"],
+        wait_us=tasks["wait_us_per_request"] * tasks["requests"],
+        variant=tasks["scenario"] + ", " + tasks["hardware_model"],
+    )
+    keys = ["study", "configuration", "variant", "message_bytes", "task_type", "stack_order"]
+    profile = (
+        weighted.groupby(keys)
+        .agg(
+            runs=("run_id", "count"),
+            requests=("requests", "sum"),
+            cpu_us=("cpu_us", "sum"),
+            wait_us=("wait_us", "sum"),
+        )
+        .reset_index()
+    )
+    profile["cpu_us_per_request"] = profile.pop("cpu_us") / profile["requests"]
+    profile["wait_us_per_request"] = profile.pop("wait_us") / profile["requests"]
+    names = {"feature_off": (0, "Feature off"), "feature_on": (1, "Feature on")}
+    profile["sort_order"] = profile["configuration"].map(lambda c: names[c][0])
+    profile["bar_label"] = [
+        f"{names[c][1]} · {v}"
+        for c, v in zip(profile["configuration"], profile["variant"], strict=True)
+    ]
+    return tasks.drop(columns=["scenario", "hardware_model"]), profile
 
 
 def write_warehouse(path: Path, frames: dict[str, pd.DataFrame]) -> Path:

@@ -17,7 +17,7 @@ from mqcap.report import queries as q
 from mqcap.report import tables as tb
 from mqcap.report import text as tx
 
-from report_support import thread_sweep_study, write_warehouse
+from report_support import THREADS, thread_sweep_study, write_warehouse
 
 
 @pytest.fixture
@@ -85,8 +85,14 @@ def test_sweep_summary_table_states_max_rate_and_single_thread_change(sweep_wh):
     assert list(rows.columns[:4]) == ["Scenario", "Model", "Size", "Configuration"]
     # Sizes in numeric order within a group, baseline first within a size.
     first = rows[(rows["Scenario"] == "fire_and_forget") & (rows["Model"] == "M2002A")]
-    assert list(first["Size"]) == ["256 bytes"] * 2 + ["2 KB"] * 2 + ["20 KB"] * 2 + ["100 KB"] * 2
-    on = first[(first["Size"] == "256 bytes") & (first["Configuration"] == "Feature on")].iloc[0]
+    # Sizes joined by a no-break space: "256 bytes" never wraps in this wide table.
+    nb = "\u00a0"
+    assert list(first["Size"]) == (
+        [f"256{nb}bytes"] * 2 + [f"2{nb}KB"] * 2 + [f"20{nb}KB"] * 2 + [f"100{nb}KB"] * 2
+    )
+    on = first[(first["Size"] == f"256{nb}bytes") & (first["Configuration"] == "Feature on")].iloc[
+        0
+    ]
     frame = summary[
         (summary["scenario"] == "fire_and_forget")
         & (summary["hardware_model"] == "M2002A")
@@ -130,6 +136,16 @@ def test_latency_throughput_chart_joins_points_in_thread_order(sweep_wh):
     ).to_dict()
     assert spec["spec"]["encoding"]["order"]["field"] == "threads"
     assert spec["spec"]["encoding"]["x"]["field"] == "rate_per_s"
+    # Round trips span decades: a log axis labelled at 1-3-10 steps (at most two decades)
+    # or powers of ten, never a label per 1-2-5 step; rates labelled 20k, zero as 0.
+    y = spec["spec"]["encoding"]["y"]
+    rt = q.thread_sweep("appliance")["round_trip_us"]
+    assert y["scale"]["type"] == "log" and y["axis"]["values"] == ch.log_ticks(rt)
+    assert ch.log_ticks(pd.Series([250.0, 4800.0])) == [100, 300, 1000, 3000, 10000]
+    assert ch.log_ticks(pd.Series([5.0, 2.0e5])) == [1, 10, 100, 1000, 10000, 100000, 1000000]
+    assert ch.log_ticks(pd.Series([150.0, 90000.0])) == [100, 1000, 10000, 100000]
+    assert "format(datum.value, '~s')" in spec["spec"]["encoding"]["x"]["axis"]["labelExpr"]
+    assert spec["spec"]["encoding"]["color"]["legend"]["orient"] == "top"
 
 
 def _small_frames() -> dict[str, pd.DataFrame]:
@@ -165,14 +181,17 @@ def _small_frames() -> dict[str, pd.DataFrame]:
             "study": "stream",
             "run_id": ["base", "fast", "slow"],
             "configuration": ["plain", "plain", "ams"],
+            "sort_order": [0, 0, 1],
             "message_bytes": 2048,
             "target_rate_per_s": [5000.0, 10000.0, 10000.0],
             "achieved_rate_per_s": [4990.0, 9950.0, 7200.0],
             "achieved_pct": [99.8, 99.5, 72.0],
             "sustained": [True, True, False],
             "sustained_threshold_pct": 98.0,
-            "xqtime_p95_us": [120.0, 150.0, 91000.0],
-            "backlog_growing": [False, False, True],
+            # "fast" had no CHSTATUS: its backlog is unknown, never "no".
+            "xqtime_p95_us": [120.0, None, 91000.0],
+            "backlog_growing": [False, None, True],
+            "backlog": ["not growing", "unknown: no XQTIME", "growing"],
         }
     )
     deltas = pd.DataFrame(
@@ -201,8 +220,49 @@ def _small_frames() -> dict[str, pd.DataFrame]:
             "wait_us_per_request": [30.0, 2.0, 55.0, 3.0],
         }
     )
+    profile = pd.DataFrame(
+        {
+            "study": "stream",
+            "configuration": ["plain", "plain", "ams", "ams"],
+            "sort_order": [0, 0, 1, 1],
+            "variant": "",
+            "bar_label": ["plain", "plain", "ams", "ams"],
+            "message_bytes": 2048,
+            "task_type": ["adapter", "dispatcher"] * 2,
+            "stack_order": [2, 1] * 2,
+            "runs": [2, 2, 1, 1],
+            "cpu_us_per_request": [3.0, 5.0, 4.0, 9.0],
+            "wait_us_per_request": [30.0, 2.0, 55.0, 3.0],
+        }
+    )
+    fits = pd.DataFrame(
+        {
+            "study": "stream",
+            "fit_key": ["k1", "k2", "k3"],
+            "configuration": ["plain", "ams", "ams"],
+            "x_name": "message_bytes",
+            "held_constant": ["cipher=-", "cipher=A", "cipher=B"],
+            "fit_label": ["no cipher", "A", "B"],
+            "measure": "cpu_us_per_txn",
+            "subject": "TOTAL",
+            "n_points": [3, 3, 4],
+            "distinct_x": [3, 3, 3],
+            "pools_variants": [False, False, True],
+            "slope_a": [0.5, 0.25, 0.125],
+            "intercept_b": [10.0, 20.0, 30.0],
+            "slope_a_ci95_low": [0.4, None, 0.1],
+            "slope_a_ci95_high": [0.6, None, 0.15],
+            "intercept_b_ci95_low": [9.0, None, 29.0],
+            "intercept_b_ci95_high": [11.0, None, 31.0],
+            "r_squared": [0.99, 1.0, 0.95],
+            "min_x": 1024.0,
+            "max_x": 4096.0,
+        }
+    )
     return {
         "dim_run": runs,
+        "fct_fit": fits,
+        "fct_chinit_task_profile": profile,
         "fct_rate_target": targets,
         "fct_cost_delta": deltas,
         "fct_chinit_task_stack": stack,
@@ -222,6 +282,9 @@ def test_rate_target_table_flags_the_unsustained_run(stream_wh):
     assert rows.loc["ams", "Achieved %"] == "72.0"
     assert rows.loc["ams", "XQTIME p95 µs"] == "91,000"
     assert rows.loc["ams", "XQTIME backlog"] == "growing"
+    # No XQTIME captured: the mart says unknown, the table prints what the mart says.
+    fast = rows.iloc[1]  # run "fast": configuration order, size, then run id
+    assert (fast["XQTIME backlog"], fast["XQTIME p95 µs"]) == ("unknown: no XQTIME", "–")
     assert set(rows.loc[rows.index != "ams", "Sustained"]) == {"yes"}
     spec = ch.rate_target_chart(q.rate_targets("stream"), q.config_colors("stream"), "F").to_dict()
     assert spec["spec"]["layer"][1]["encoding"]["x"]["field"] == "target_rate_per_s"
@@ -239,20 +302,97 @@ def test_cost_delta_table_has_mq_subtotal_and_delta_rows(stream_wh):
 
 def test_task_stack_chart_stacks_cpu_then_wait_per_task_type(stream_wh):
     spec = ch.task_stack_chart(
-        q.chinit_task_stack("stream"), q.config_colors("stream"), "F"
+        q.chinit_task_profile("stream"), q.config_colors("stream"), "F"
     ).to_dict()
     assert spec["facet"]["column"]["field"] == "task_type"
+    assert spec["facet"]["column"]["sort"] == ["dispatcher", "adapter"]  # mart's stack order
+    assert spec["facet"]["row"]["field"] == "size"
     assert spec["spec"]["encoding"]["opacity"]["scale"]["domain"] == ["CPU", "Wait"]
+    assert spec["spec"]["encoding"]["y"]["field"] == "bar_label"
     values = spec["datasets"][next(iter(spec["datasets"]))]
     adapter = {
-        (v["run_id"], v["part"]): v["us_per_request"] for v in values if v["task_type"] == "ADAPTER"
+        (v["bar_label"], v["part"]): v["us_per_request"]
+        for v in values
+        if v["task_type"] == "adapter"
     }
     assert adapter == {
-        ("base", "CPU"): 3.0,
-        ("base", "Wait"): 30.0,
-        ("slow", "CPU"): 4.0,
-        ("slow", "Wait"): 55.0,
+        ("plain", "CPU"): 3.0,
+        ("plain", "Wait"): 30.0,
+        ("ams", "CPU"): 4.0,
+        ("ams", "Wait"): 55.0,
     }
+
+
+def test_task_chart_of_640_runs_draws_at_most_eight_bars_per_panel(sweep_wh):
+    profile = q.chinit_task_profile("appliance")
+    # 2 configurations x 4 variants (scenario, model) x 4 sizes x 2 task types; 20 runs each.
+    assert len(profile) == 64 and set(profile["runs"]) == {20}
+    spec = ch.task_stack_chart(profile, q.config_colors("appliance"), "F").to_dict()
+    values = pd.DataFrame(spec["datasets"][next(iter(spec["datasets"]))])
+    bars = values.groupby(["size", "task_type"])["bar_label"].nunique()
+    assert len(bars) == 8 and bars.max() == 8 <= ch.MAX_LINES_PER_PANEL
+    assert spec["facet"]["row"]["sort"] == ["256 bytes", "2 KB", "20 KB", "100 KB"]
+    # Bars in the study's configuration order: Feature off's four variants first.
+    assert spec["spec"]["encoding"]["y"]["sort"][:4] == [
+        "Feature off · fire_and_forget, M2002A",
+        "Feature off · fire_and_forget, M2002B",
+        "Feature off · request_responder, M2002A",
+        "Feature off · request_responder, M2002B",
+    ]
+    # The pooled figure is request-weighted: dispatcher CPU of feature_off at 2 KB is
+    # (2 + 2048 / 4096) x 1 for every run, wait 0.5 x threads weighted by 1000 x threads.
+    frames = thread_sweep_study()
+    tasks = frames["fct_chinit_tasks"]
+    mine = tasks[
+        (tasks["configuration"] == "feature_off")
+        & (tasks["message_bytes"] == 2048)
+        & (tasks["task_type"] == "dispatcher")
+        & tasks["run_id"].str.contains("-fire-A-")
+    ]
+    row = profile[
+        (profile["bar_label"] == "Feature off · fire_and_forget, M2002A")
+        & (profile["message_bytes"] == 2048)
+        & (profile["task_type"] == "dispatcher")
+    ]
+    assert row["cpu_us_per_request"].item() == pytest.approx(2.5)
+    expected_wait = (mine["wait_us_per_request"] * mine["requests"]).sum() / mine["requests"].sum()
+    assert row["wait_us_per_request"].item() == pytest.approx(expected_wait)
+    assert expected_wait == pytest.approx(0.5 * sum(t * t for t in THREADS) / sum(THREADS))
+
+
+def test_fit_table_labels_fits_by_the_marts_fit_label(stream_wh):
+    rows = tb.fit_table(q.fits("stream"))
+    assert list(rows.columns) == ["Configuration", "Held constant", "x", "a", "b", "r_squared", "n"]
+    assert list(zip(rows["Configuration"], rows["Held constant"], strict=True)) == [
+        ("plain", "no cipher"),
+        ("ams", "A"),
+        ("ams", "B"),
+    ]
+    assert rows.iloc[0]["a"] == "0.50000 (0.40000 – 0.60000)" and rows.iloc[1]["b"] == "20.0"
+    assert list(q.fits("stream")["pools_variants"]) == [False, False, True]
+    # Nothing tells the fits apart: no column for it.
+    alone = tb.fit_table(q.fits("stream").assign(fit_label=""))
+    assert "Held constant" not in alone
+
+
+def test_comparison_tables_keep_only_message_workloads(stream_wh):
+    comps = pd.DataFrame(
+        {
+            "measure": "rate_per_s",
+            "baseline_series": "plain",
+            "series": ["plain · fast", "start"],
+            "message_bytes": [2048, 2048],
+            "baseline_value": [100.0, 100.0],
+            "variant_value": [110.0, 5.0],
+            "pct_change": [10.0, -95.0],
+            "workload_type": ["streaming", "channel_start"],
+            "is_message_workload": [True, False],
+        }
+    )
+    tables = tb.comparison_tables(comps, comps, "rate_per_s", "% change")
+    assert len(tables) == 1
+    assert list(tables[0][1]["Configuration"]) == ["plain", "plain · fast", "% change"]
+    assert list(tables[0][1]["2 KB"]) == ["100", "110", "+10.00"]
 
 
 def test_where_measured_names_platform_and_never_prints_a_missing_system(sweep_wh, stream_wh):

@@ -138,10 +138,18 @@ def test_each_section_appears_exactly_when_the_study_has_its_data(rendered, stud
         assert (title in headings) == (key in EXPECTED[study]), (study, title, headings)
 
 
+ATTLS_RUNS = (
+    "44 runs: 30 request/reply runs over 2 configurations, 5 message sizes and 4 ciphers; "
+    "7 channel-start runs over 3 configurations and 4 ciphers; 7 channel-stop runs over 3 "
+    "configurations and 4 ciphers"
+)
+
+
 def test_title_names_the_study(rendered):
     html = _html(rendered, "attls")
     assert "<title>MQ performance study: attls</title>" in html
-    assert "44 runs in 3 configurations" in html
+    # What the runs are, from dim_study.run_summary (not a configuration count).
+    assert ATTLS_RUNS in _plain(html)
     # Local time of the measured system, labelled as such (the manifests' times).
     assert (
         "between 2021-06-01 08:00 and 2021-06-01 11:17 (local time of the measured system"
@@ -269,7 +277,19 @@ def test_overview_links_every_study_with_its_first_finding(rendered, settings):
         assert f'href="{study}.html"' in html and f'href="{study}.pdf"' in html
     findings = _first_findings(settings)
     attls = _plain(html[html.index('href="attls.html"') : html.index('href="keysize.html"')])
-    assert "44 runs, 3 configurations" in attls
+    assert ATTLS_RUNS in attls
+    # keysize names each run's configuration after its labels: the line says what varies
+    # (cipher and key strength; SSLRKEYC and key strength), not "26 runs, 26 configurations".
+    keysize = _plain(html[html.index('href="keysize.html"') : html.index('href="protection.html"')])
+    assert (
+        "26 runs: 22 channel-start runs over 8 ciphers and 3 key strengths; 4 request/reply "
+        "runs over 2 key strengths and 2 SSLRKEYC values" in keysize
+    )
+    assert "26 configurations" not in keysize
+    protection = _plain(html[html.index('href="protection.html"') :])
+    assert "12 put/get runs over 4 configurations, 3 message sizes and 3 recipient counts" in (
+        protection
+    )
     # The headline is the study's first-ranked finding, as fct_findings words it.
     assert findings["attls"][0].rstrip(".") in attls
     assert "(local time)" in html and "(UTC)" not in html
@@ -353,3 +373,20 @@ def test_attls_report_fits_a_1300_px_window(rendered, tmp_path):
     """The fit table (a and b with their intervals) and the cipher tables once ran off the
     right edge; nothing outside a closed <details> may now."""
     assert past_right_edge(rendered["attls"]["html"], tmp_path / "probe") == []
+
+
+def test_chinit_tasks_are_pooled_in_the_chart_and_tabled_per_run_in_the_appendix(rendered):
+    html = _html(rendered, "attls")
+    raw = html[html.index('id="sec-tasks"') : html.index('id="sec-channels"')]
+    # The chart's caption (drawn by Vega from the embedded spec) names the pooled mart.
+    assert "(fct_chinit_task_profile)." in raw and '"bar_label"' in raw
+    section = _plain(raw)
+    assert "The task figures of each of the 30 runs are tabled in the appendix" in section
+    assert "75 rows" in section
+    # The per-run table, collapsed in the appendix; its summary is plain text (no "\-").
+    appendix = html[html.index('id="sec-appendix"') :]
+    summary = "<summary>Channel-initiator tasks of 30 runs, 75 rows</summary>"
+    assert summary in appendix
+    table = appendix[appendix.index(summary) :]
+    table = table[table.index("<tbody>") : table.index("</tbody>")]
+    assert table.count("<tr>") == 75

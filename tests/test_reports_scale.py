@@ -72,7 +72,11 @@ def test_environment_names_the_appliance_and_the_missing_intervals(rendered):
     assert "MQ Appliance, host mqa-a, model M2002A, queue manager QM1 (320 runs)" in text
     assert "system –" not in text and "system nan" not in text
     assert "640 of 640 runs have no measured interval" in text
-    assert "640 runs in 2 configurations" in text
+    # The title says what the runs are (dim_study.run_summary).
+    assert (
+        "640 request/reply runs over 2 configurations, 2 scenarios, 2 hardware models, "
+        "4 message sizes and 10 thread counts" in text
+    )
 
 
 def test_sweep_summary_table_reads_the_mart(rendered, frames):
@@ -88,7 +92,9 @@ def test_sweep_summary_table_reads_the_mart(rendered, frames):
         & (summary["message_bytes"] == 102400)
         & (summary["configuration"] == "feature_on")
     ].iloc[0]
-    row = next(r for r in rows if r[:4] == ["request_responder", "M2002B", "100 KB", "Feature on"])
+    row = next(
+        r for r in rows if r[:4] == ["request_responder", "M2002B", "100\u00a0KB", "Feature on"]
+    )
     assert (
         row[4] == f"{on['max_rate_per_s']:,.1f}" and row[6] == f"{on['max_rate_pct_change']:+.1f}%"
     )
@@ -124,7 +130,7 @@ def test_sweep_charts_are_drawn_offline_with_numeric_thread_axes(rendered, tmp_p
     run = load_page(rendered["html"], tmp_path / "chromium")
     finder = ChartFinder()
     finder.feed(run.dom)
-    assert len(finder.charts) == 3
+    assert len(finder.charts) == 4  # rate, round trip, latency x throughput, tasks
     for chart in finder.charts:
         assert chart.svgs >= 1 and chart.marks >= 32, chart.element_id
     rate = finder.charts[0].texts
@@ -135,6 +141,19 @@ def test_sweep_charts_are_drawn_offline_with_numeric_thread_axes(rendered, tmp_p
     ]
     assert ticks[:6] == [1, 2, 4, 8, 16, 32]
     assert run.console == [] and run.requests == []
+
+
+def test_task_chart_pools_640_runs_and_the_per_run_table_is_in_the_appendix(rendered, frames):
+    html = _html(rendered)
+    section = _text(html[html.index('id="sec-tasks"') : html.index('id="sec-appendix"')])
+    assert "The task figures of each of the 640 runs are tabled in the appendix" in section
+    assert "1280 rows" in section and "Busy % is not shown" in section
+    details = re.findall(
+        r"<details>\s*<summary>(.*?)</summary>(.*?)</details>", html, flags=re.DOTALL
+    )
+    tasks = next(b for s, b in details if s == "Channel-initiator tasks of 640 runs, 1280 rows")
+    assert tasks.count("<tr>") - 1 == len(frames["fct_chinit_tasks"]) == 1280
+    assert html.index("Channel-initiator tasks of 640 runs") > html.index('id="sec-appendix"')
 
 
 def test_nothing_runs_past_the_right_edge_at_1300_px(rendered, tmp_path):

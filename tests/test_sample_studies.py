@@ -451,3 +451,108 @@ def test_fit_labels_name_what_tells_a_configurations_fits_apart(marts):
                   count(*) filter (where not is_message_workload)
            from marts.dim_run where study = 'attls'"""
     ) == [(30, 14)]
+
+
+def test_run_summary_says_what_varies_in_every_sample_study(marts):
+    assert dict(marts("select study, run_summary from marts.dim_study")) == {
+        "attls": (
+            "44 runs: 30 request/reply runs over 2 configurations, 5 message sizes and 4 "
+            "ciphers; 7 channel-start runs over 3 configurations and 4 ciphers; 7 channel-stop "
+            "runs over 3 configurations and 4 ciphers"
+        ),
+        # Each keysize run has its own configuration name: the ciphers, key strengths and
+        # SSLRKEYC values are what the study varies.
+        "keysize": (
+            "26 runs: 22 channel-start runs over 8 ciphers and 3 key strengths; 4 request/reply "
+            "runs over 2 key strengths and 2 SSLRKEYC values"
+        ),
+        "protection": "12 put/get runs over 4 configurations, 3 message sizes and 3 recipient counts",
+        "streaming": (
+            "9 streaming runs over 3 configurations, 3 message sizes, 3 target rates and 2 ciphers"
+        ),
+        "threadsweep": (
+            "320 request/reply runs over 2 configurations, 2 scenarios, 2 hardware models, "
+            "4 message sizes and 10 thread counts"
+        ),
+    }
+
+    def listed(column: str, workload: str) -> str:
+        return marts(
+            f"""select string_agg(distinct {column}, ', ' order by {column}) from marts.dim_run
+                where study = 'keysize' and workload_type = '{workload}'"""
+        )[0][0]
+
+    assert marts(
+        """select workload_type, dimension, value_count, value_list, is_shown
+           from marts.fct_study_dimensions where study = 'keysize'
+           order by workload_type, dimension_order"""
+    ) == [
+        ("channel_start", "configuration", 22, listed("configuration", "channel_start"), False),
+        ("channel_start", "cipher", 8, listed("cipher", "channel_start"), True),
+        ("channel_start", "key_strength", 3, "high, medium, very_high", True),
+        ("channel_start", "key_bits", 6, "192, 224, 521, 1024, 2048, 4096", False),
+        ("request_reply", "configuration", 4, listed("configuration", "request_reply"), False),
+        ("request_reply", "key_strength", 2, "high, very_high", True),
+        ("request_reply", "key_bits", 2, "2048, 4096", False),
+        ("request_reply", "sslrkeyc", 2, "0, 1048576", True),
+    ]
+
+
+def test_chinit_task_profile_pools_runs_per_configuration_variant_and_size(marts):
+    # attls: 30 request/reply runs, one per configuration x cipher x size: nothing to pool,
+    # so each bar is its run's figure; the cipher names the variant (it varies within a
+    # configuration), and each panel (size x task type) holds six bars.
+    assert marts(
+        """select count(*), max(runs), count(distinct bar_label),
+                  max(bars), min(bars)
+           from marts.fct_chinit_task_profile p
+           join (select message_bytes, task_type, count(*) as bars
+                 from marts.fct_chinit_task_profile where study = 'attls' group by all) n
+             using (message_bytes, task_type)
+           where p.study = 'attls'"""
+    ) == [(75, 1, 6, 6, 3)]
+    differs = marts(
+        """select count(*) from marts.fct_chinit_task_profile p
+           join marts.fct_chinit_task_stack s
+             on s.study = p.study and s.configuration = p.configuration
+            and s.message_bytes = p.message_bytes and s.task_type = p.task_type
+           join marts.dim_run r on r.run_key = s.run_key and r.cipher = p.variant
+           where p.study = 'attls'
+             and (abs(p.cpu_us_per_request - s.cpu_us_per_request) > 1e-9
+                  or abs(p.wait_us_per_request - s.wait_us_per_request) > 1e-9)"""
+    )
+    assert differs == [(0,)]
+    # streaming: one cipher per configuration, so no variant in the label.
+    assert marts(
+        """select distinct variant, bar_label from marts.fct_chinit_task_profile
+           where study = 'streaming' order by bar_label"""
+    ) == [
+        ("", name)
+        for (name,) in marts(
+            """select coalesce(display_name, configuration) from marts.dim_configuration
+           where study = 'streaming' order by 1"""
+        )
+    ]
+
+
+def test_backlog_and_fit_labels_are_worded_by_the_marts(marts):
+    assert marts(
+        """select backlog, count(*) from marts.fct_rate_target where study = 'streaming'
+           group by 1 order by 1"""
+    ) == [("growing", 3), ("not growing", 6)]
+    assert marts(
+        """select configuration, fit_label from marts.fct_fit
+           where study in ('streaming', 'protection') and x_name = 'message_bytes'
+             and measure = 'cpu_us_per_txn' and subject = 'TOTAL' order by 1"""
+    ) == [
+        ("Integrity", "no recipients"),
+        ("No TLS", "no cipher"),
+        ("No protection", "no recipients"),
+        ("TLS 1.2 hardware", "TLS_RSA_WITH_AES_256_GCM_SHA384"),
+        ("TLS 1.3 software", "TLS_CHACHA20_POLY1305_SHA256"),
+        ("Weak encryption, 10 recipients", "recipients=10"),
+    ]
+    assert (
+        marts("select count(*) filter (where pools_variants), count(*) from marts.fct_fit")[0][0]
+        == 0
+    )

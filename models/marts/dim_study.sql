@@ -2,6 +2,9 @@
 -- study.yaml where there is one), platforms, run and configuration counts, recognised shapes.
 -- Defaults without a study file: title = the study name; group_by = those of scenario and
 -- hardware_model that take 2+ values in the study.
+-- run_summary says what the runs are, per workload type, by the dimensions that vary
+-- (fct_study_dimensions.is_shown): "26 runs: 22 channel-start runs over 8 ciphers and 3 key
+-- strengths; 4 request/reply runs over 2 key strengths and 2 SSLRKEYC values".
 with runs as (
     select * from {{ ref('int_runs') }}
 ),
@@ -38,6 +41,71 @@ by_study as (
     group by study
 ),
 
+workloads as (
+    select
+        study,
+        workload_type,
+        count(*) as workload_runs
+    from runs
+    group by study, workload_type
+),
+
+shown_dimensions as (
+    select
+        study,
+        workload_type,
+        list(phrase order by dimension_order) as phrases
+    from {{ ref('fct_study_dimensions') }}
+    where is_shown
+    group by study, workload_type
+),
+
+workload_phrases as (
+    select
+        workloads.study,
+        workloads.workload_type,
+        workloads.workload_runs,
+        cast(workloads.workload_runs as {{ dbt.type_string() }}) || ' '
+        || case workloads.workload_type
+            when 'request_reply' then 'request/reply'
+            when 'put_get' then 'put/get'
+            when 'channel_start' then 'channel-start'
+            when 'channel_stop' then 'channel-stop'
+            else replace(workloads.workload_type, '_', ' ')
+        end
+        || case when workloads.workload_runs = 1 then ' run' else ' runs' end
+        || coalesce(
+            ' over '
+            || case
+                when len(shown_dimensions.phrases) = 1 then shown_dimensions.phrases[1]
+                else
+                    array_to_string(
+                        shown_dimensions.phrases[1:len(shown_dimensions.phrases) - 1], ', '
+                    )
+                    || ' and ' || shown_dimensions.phrases[len(shown_dimensions.phrases)]
+            end,
+            ''
+        ) as phrase
+    from workloads
+    left join shown_dimensions
+        on
+            workloads.study = shown_dimensions.study
+            and workloads.workload_type = shown_dimensions.workload_type
+),
+
+summaries as (
+    select
+        study,
+        case
+            when count(*) = 1 then max(phrase)
+            else
+                cast(sum(workload_runs) as {{ dbt.type_string() }}) || ' runs: '
+                || string_agg(phrase, '; ' order by workload_runs desc, workload_type asc)
+        end as run_summary
+    from workload_phrases
+    group by study
+),
+
 baselines as (
     select
         study,
@@ -66,6 +134,7 @@ select
     by_study.scenarios,
     by_study.run_count,
     by_study.configuration_count,
+    summaries.run_summary,
     coalesce(shapes.shapes_json, '[]') as shapes_json,
     by_study.first_run_start_local,
     by_study.last_run_end_local
@@ -73,3 +142,4 @@ from by_study
 left join study_files on by_study.study = study_files.study
 left join baselines on by_study.study = baselines.study
 left join shapes on by_study.study = shapes.study
+left join summaries on by_study.study = summaries.study

@@ -3,7 +3,7 @@
 -- Only groups with at least two distinct x values are fitted.
 -- fit_label names what tells a configuration's fits apart: the held-constant values that vary
 -- between the fits of the same study, x variable, measure and subject (a cipher by its name,
--- others as name=value), empty when nothing varies.
+-- others as name=value, one the runs do not give as "no <name>"), empty when nothing varies.
 with points as (
     select * from {{ ref('fct_fit_points') }}
 ),
@@ -77,6 +77,10 @@ fitted as (
         subject,
         unit,
         n_points,
+        distinct_x,
+        -- More runs than x values: runs differing in something not held constant (a label
+        -- the fit does not know) share an x, and R-squared measures their spread too.
+        n_points > distinct_x as pools_variants,
         slope_a,
         intercept_b,
         -- With (nearly) constant y, R-squared is 0/0 computed on rounding noise: not defined.
@@ -140,6 +144,8 @@ labels as (
         held_parts.held_constant,
         string_agg(
             case
+                -- '-': the runs do not give it (no cipher: no TLS).
+                when held_parts.held_value = '-' then 'no ' || replace(held_parts.held_key, '_', ' ')
                 when held_parts.held_key = 'cipher' then held_parts.held_value
                 else held_parts.held_key || '=' || held_parts.held_value
             end,

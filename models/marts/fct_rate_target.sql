@@ -2,7 +2,9 @@
 -- achieved % of target, sustained (achieved >= sustained_threshold_pct, 98%, of the target),
 -- and the backlog signal from DISPLAY CHSTATUS: XQTIME (time messages wait on the transmission
 -- queue, short-term figure) p95 and first/last snapshot over the run's channels; the backlog
--- grows when the last snapshot's XQTIME is over twice the first's (xqtime_growth_ratio > 2).
+-- grows when the last snapshot's XQTIME is over twice the first's (xqtime_growth_ratio > 2);
+-- backlog_growing is NULL and backlog says "unknown: ..." when fewer than two snapshots
+-- give XQTIME (no CHSTATUS captured), never a "no" nobody measured.
 with driver as (
     select * from {{ ref('fct_driver_results') }}
 ),
@@ -64,9 +66,16 @@ select
     case
         when xqtime.xqtime_first_us > 0 then xqtime.xqtime_last_us * 1.0 / xqtime.xqtime_first_us
     end as xqtime_growth_ratio,
-    coalesce(
-        xqtime.xqtime_last_us > 2 * xqtime.xqtime_first_us and xqtime.xqtime_snapshots >= 2, false
-    ) as backlog_growing
+    -- Unknown (NULL) without two XQTIME snapshots: no CHSTATUS, or one snapshot only.
+    case
+        when xqtime.xqtime_snapshots >= 2 then xqtime.xqtime_last_us > 2 * xqtime.xqtime_first_us
+    end as backlog_growing,
+    case
+        when xqtime.xqtime_snapshots is null then 'unknown: no XQTIME'
+        when xqtime.xqtime_snapshots < 2 then 'unknown: one XQTIME snapshot'
+        when xqtime.xqtime_last_us > 2 * xqtime.xqtime_first_us then 'growing'
+        else 'not growing'
+    end as backlog
 from driver
 inner join runs on driver.run_key = runs.run_key
 left join configurations

@@ -13,6 +13,10 @@ runs as (
 
 points as (
     select
+        runs.study || '|' || runs.configuration || '|' || coalesce(runs.scenario, '-') || '|'
+        || coalesce(runs.hardware_model, '-') || '|'
+        || coalesce(cast(driver.message_bytes as {{ dbt.type_string() }}), '-') || '|'
+        || coalesce(runs.persistence, '-') as series_key,
         runs.study,
         runs.configuration,
         runs.scenario,
@@ -20,10 +24,6 @@ points as (
         driver.message_bytes,
         runs.persistence,
         driver.threads,
-        runs.study || '|' || runs.configuration || '|' || coalesce(runs.scenario, '-') || '|'
-        || coalesce(runs.hardware_model, '-') || '|'
-        || coalesce(cast(driver.message_bytes as {{ dbt.type_string() }}), '-') || '|'
-        || coalesce(runs.persistence, '-') as series_key,
         driver.rate_per_s,
         driver.round_trip_us
     from driver
@@ -36,14 +36,7 @@ points as (
 
 by_threads as (
     select
-        series_key,
-        study,
-        configuration,
-        scenario,
-        hardware_model,
-        message_bytes,
-        persistence,
-        threads,
+        * exclude (rate_per_s, round_trip_us),
         avg(rate_per_s) as rate_per_s,
         avg(round_trip_us) as round_trip_us,
         count(*) as runs
@@ -60,17 +53,6 @@ sweeps as (
 
 select
     series_key || '|' || cast(threads as {{ dbt.type_string() }}) as thread_sweep_key,
-    series_key,
-    study,
-    configuration,
-    scenario,
-    hardware_model,
-    message_bytes,
-    persistence,
-    threads,
-    rate_per_s,
-    round_trip_us,
-    runs,
-    thread_points
+    *
 from sweeps
 where thread_points >= 3

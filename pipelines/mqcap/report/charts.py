@@ -40,6 +40,20 @@ def color_scale(colors: dict[str, str]):
     return alt.Scale(domain=list(colors), range=list(colors.values()))
 
 
+def _config_color(colors: dict[str, str], legend_top: bool = False):
+    # One colour per configuration, legend in the study's order; above the panels where a row
+    # of small multiples already fills the page width.
+    import altair as alt
+
+    return alt.Color(
+        "configuration:N",
+        scale=color_scale(colors),
+        sort=list(colors),
+        title="Configuration",
+        legend=alt.Legend(orient="top", direction="horizontal") if legend_top else alt.Legend(),
+    )
+
+
 def _titled(chart, caption: str):
     import altair as alt
 
@@ -408,6 +422,61 @@ def threads_x(threads: pd.Series):
     )
 
 
+def log_ticks(values: pd.Series) -> list[float]:
+    """Tick values for a log axis over ``values``: 1-3-10 steps (100, 300, 1,000 ...) when the
+    values span at most two decades, else powers of ten only, so a short panel never prints
+    a label per 1-2-5 step. Vega leaves out the values outside each panel's own domain.
+
+    Example:
+        >>> log_ticks(pd.Series([250.0, 4800.0]))
+        [100, 300, 1000, 3000, 10000]
+    """
+    v = values[values > 0].dropna()
+    if v.empty:
+        return []
+    low = math.floor(math.log10(v.min()))
+    high = math.ceil(math.log10(v.max()))
+    steps = (1,) if high - low > 2 else (1, 3)
+    return [m * 10**e for e in range(low, high + 1) for m in steps if m * 10**e <= 10**high]
+
+
+def _sweep_facets(
+    df: pd.DataFrame,
+    x: object,
+    y: object,
+    colors: dict[str, str],
+    caption: str,
+    group_by: list[str],
+    tooltip: list,
+    resolve_x: str = "shared",
+    columns: int = 4,
+):
+    # The small multiples of a thread sweep: one line per configuration (points joined in
+    # thread order), one panel per grouping value x message size (x persistence).
+    import altair as alt
+
+    data = df.copy()
+    data["configuration"] = data["configuration"].astype(str)
+    data, panels = sweep_panels(data, group_by)
+    base = (
+        alt.Chart(data)
+        .mark_line(point=alt.OverlayMarkDef(size=18), strokeWidth=1.4)
+        .encode(
+            x=x,
+            y=y,
+            color=_config_color(colors, legend_top=True),
+            order=alt.Order("threads:Q"),
+            tooltip=["configuration", "panel", alt.Tooltip("threads:Q", format="d"), *tooltip],
+        )
+        .properties(width=190, height=130)
+    )
+    chart = base.facet(
+        facet=alt.Facet("panel:N", sort=panels, title=None, header=alt.Header(labelFontSize=10)),
+        columns=columns,
+    ).resolve_scale(x=resolve_x, y="independent")
+    return _titled(chart, caption)
+
+
 def sweep_chart(
     sweep: pd.DataFrame,
     measure: str,
@@ -427,39 +496,17 @@ def sweep_chart(
     """
     import altair as alt
 
-    df = sweep[sweep[measure].notna() & sweep["threads"].notna()].copy()
-    df["configuration"] = df["configuration"].astype(str)
-    df, panels = sweep_panels(df, group_by)
-    base = (
-        alt.Chart(df)
-        .mark_line(point=alt.OverlayMarkDef(size=18), strokeWidth=1.4)
-        .encode(
-            x=threads_x(df["threads"]),
-            # A linear y axis from zero: saturation shows as the curve flattening.
-            y=alt.Y(
-                f"{measure}:Q", title=_SWEEP_Y.get(measure, measure), scale=alt.Scale(zero=True)
-            ),
-            color=alt.Color(
-                "configuration:N",
-                scale=color_scale(colors),
-                sort=list(colors),
-                title="Configuration",
-            ),
-            order=alt.Order("threads:Q"),
-            tooltip=[
-                "configuration",
-                "panel",
-                alt.Tooltip("threads:Q", format="d"),
-                alt.Tooltip(f"{measure}:Q", format=",.1f"),
-            ],
-        )
-        .properties(width=165, height=120)
+    df = sweep[sweep[measure].notna() & sweep["threads"].notna()]
+    x = threads_x(df["threads"])
+    # A linear y axis from zero: saturation shows as the curve flattening.
+    y = alt.Y(
+        f"{measure}:Q",
+        title=_SWEEP_Y.get(measure, measure),
+        scale=alt.Scale(zero=True),
+        axis=alt.Axis(tickCount=4),
     )
-    chart = base.facet(
-        facet=alt.Facet("panel:N", sort=panels, title=None, header=alt.Header(labelFontSize=10)),
-        columns=columns,
-    ).resolve_scale(y="independent")
-    return _titled(chart, caption)
+    tooltip = [alt.Tooltip(f"{measure}:Q", format=",.1f")]
+    return _sweep_facets(df, x, y, colors, caption, group_by, tooltip, columns=columns)
 
 
 def latency_throughput_chart(
@@ -468,47 +515,35 @@ def latency_throughput_chart(
     """Round trip against rate along each sweep (points joined in thread order): where the
     latency turns up as throughput stops growing.
 
+    A round trip spanning a decade or more is drawn on a log axis labelled 1-3-10
+    (:func:`log_ticks`); rates are labelled in thousands (20k), a few per panel.
+
     Example:
         chart(latency_throughput_chart(thread_sweep(s), config_colors(s), "Figure 6", []))
     """
     import altair as alt
 
-    df = sweep[sweep["rate_per_s"].notna() & sweep["round_trip_us"].notna()].copy()
-    df["configuration"] = df["configuration"].astype(str)
-    df, panels = sweep_panels(df, group_by)
+    df = sweep[sweep["rate_per_s"].notna() & sweep["round_trip_us"].notna()]
     y_log = spans_decades(df["round_trip_us"])
-    base = (
-        alt.Chart(df)
-        .mark_line(point=alt.OverlayMarkDef(size=18), strokeWidth=1.4)
-        .encode(
-            x=alt.X("rate_per_s:Q", title="Transactions per second"),
-            y=alt.Y(
-                "round_trip_us:Q",
-                title="Round trip (µs)" + (", log scale" if y_log else ""),
-                scale=alt.Scale(type="log") if y_log else alt.Scale(zero=True),
-            ),
-            color=alt.Color(
-                "configuration:N",
-                scale=color_scale(colors),
-                sort=list(colors),
-                title="Configuration",
-            ),
-            order=alt.Order("threads:Q"),
-            tooltip=[
-                "configuration",
-                "panel",
-                alt.Tooltip("threads:Q", format="d"),
-                alt.Tooltip("rate_per_s:Q", format=",.1f"),
-                alt.Tooltip("round_trip_us:Q", format=",.0f"),
-            ],
-        )
-        .properties(width=165, height=120)
+    x = alt.X(
+        "rate_per_s:Q",
+        title="Transactions per second",
+        # 20k, not 20,000 (and 0, not "0k"): four labels fit a narrow panel.
+        axis=alt.Axis(tickCount=4, labelExpr="datum.value == 0 ? '0' : format(datum.value, '~s')"),
     )
-    chart = base.facet(
-        facet=alt.Facet("panel:N", sort=panels, title=None, header=alt.Header(labelFontSize=10)),
-        columns=4,
-    ).resolve_scale(x="independent", y="independent")
-    return _titled(chart, caption)
+    y = alt.Y(
+        "round_trip_us:Q",
+        title="Round trip (µs)" + (", log scale" if y_log else ""),
+        scale=alt.Scale(type="log") if y_log else alt.Scale(zero=True),
+        axis=alt.Axis(values=log_ticks(df["round_trip_us"]), format=",")
+        if y_log
+        else alt.Axis(tickCount=4),
+    )
+    tooltip = [
+        alt.Tooltip("rate_per_s:Q", format=",.1f"),
+        alt.Tooltip("round_trip_us:Q", format=",.0f"),
+    ]
+    return _sweep_facets(df, x, y, colors, caption, group_by, tooltip, resolve_x="independent")
 
 
 def rate_target_chart(targets: pd.DataFrame, colors: dict[str, str], caption: str):
@@ -535,12 +570,7 @@ def rate_target_chart(targets: pd.DataFrame, colors: dict[str, str], caption: st
         .encode(
             y=y,
             x=alt.X("achieved_rate_per_s:Q", title="Messages per second"),
-            color=alt.Color(
-                "configuration:N",
-                scale=color_scale(colors),
-                sort=list(colors),
-                title="Configuration",
-            ),
+            color=_config_color(colors),
             opacity=alt.Opacity(
                 "Target:N",
                 scale=alt.Scale(
@@ -568,17 +598,19 @@ def rate_target_chart(targets: pd.DataFrame, colors: dict[str, str], caption: st
     return _titled(chart, caption)
 
 
-def task_stack_chart(stack: pd.DataFrame, colors: dict[str, str], caption: str):
-    """MP16's channel-initiator chart: per task type, CPU and wait µs per request stacked,
-    one bar per run (series), one panel per task type.
+def task_stack_chart(profile: pd.DataFrame, colors: dict[str, str], caption: str):
+    """MP16's channel-initiator chart: CPU and wait µs per request stacked, one bar per
+    configuration and variant (fct_chinit_task_profile: runs at other thread counts or
+    repeated are pooled), one row of panels per message size, one column per task type, so
+    a panel holds a few bars whatever the run count.
 
     Example:
-        chart(task_stack_chart(chinit_task_stack("attls"), config_colors("attls"), "Figure 8"))
+        chart(task_stack_chart(chinit_task_profile("attls"), config_colors("attls"), "Fig. 8"))
     """
     import altair as alt
 
-    long = stack.melt(
-        id_vars=["run_id", "series", "detail", "configuration", "task_type"],
+    long = profile.melt(
+        id_vars=["bar_label", "configuration", "message_bytes", "task_type", "runs"],
         value_vars=["cpu_us_per_request", "wait_us_per_request"],
         var_name="part",
         value_name="us_per_request",
@@ -586,27 +618,24 @@ def task_stack_chart(stack: pd.DataFrame, colors: dict[str, str], caption: str):
     long["part"] = long["part"].map({"cpu_us_per_request": "CPU", "wait_us_per_request": "Wait"})
     long["configuration"] = long["configuration"].astype(str)
     long["part_order"] = long["part"].map({"CPU": 0, "Wait": 1})
-    order = _series_order(long, colors)
-    # Task types in the mart's stack order (dispatcher, adapter, SSL, ...) where it has one.
-    by = ["stack_order", "task_type"] if "stack_order" in stack else ["task_type"]
-    tasks = list(dict.fromkeys(stack.sort_values(by)["task_type"].astype(str)))
+    long["size"] = long["message_bytes"].map(size_label)
+    # The query's order: configurations in the study's order, then variant; sizes numeric;
+    # task types in the mart's stack order (dispatcher, adapter, SSL, DNS).
+    bars = list(dict.fromkeys(profile["bar_label"]))
+    sizes = list(dict.fromkeys(long.sort_values("message_bytes")["size"]))
+    tasks = list(dict.fromkeys(profile.sort_values("stack_order")["task_type"].astype(str)))
     chart = (
         alt.Chart(long)
         .mark_bar(stroke="white", strokeWidth=0.5)
         .encode(
-            y=alt.Y("series:N", title=None, sort=order, axis=alt.Axis(labelLimit=_LABEL_LIMIT)),
+            y=alt.Y("bar_label:N", title=None, sort=bars, axis=alt.Axis(labelLimit=_LABEL_LIMIT)),
             x=alt.X(
-                "sum(us_per_request):Q",
+                "us_per_request:Q",
                 title="µs per request",
                 stack="zero",
-                axis=alt.Axis(tickCount=4),
+                axis=alt.Axis(tickCount=3),
             ),
-            color=alt.Color(
-                "configuration:N",
-                scale=color_scale(colors),
-                sort=list(colors),
-                title="Configuration",
-            ),
+            color=_config_color(colors),
             opacity=alt.Opacity(
                 "part:O",
                 sort=["CPU", "Wait"],
@@ -615,18 +644,20 @@ def task_stack_chart(stack: pd.DataFrame, colors: dict[str, str], caption: str):
             ),
             order=alt.Order("part_order:Q"),
             tooltip=[
-                "run_id",
-                "series",
+                "bar_label",
+                "size",
                 "task_type",
                 "part",
+                alt.Tooltip("runs:Q", title="Runs pooled"),
                 alt.Tooltip("us_per_request:Q", format=",.1f"),
             ],
         )
-        .properties(width=200, height=alt.Step(12))
+        .properties(width=170, height=alt.Step(11))
         .facet(
+            row=alt.Row("size:N", sort=sizes, title=None, header=alt.Header(labelFontSize=11)),
             column=alt.Column(
                 "task_type:N", sort=tasks, title=None, header=alt.Header(labelFontSize=11)
-            )
+            ),
         )
         .resolve_scale(x="independent")
     )

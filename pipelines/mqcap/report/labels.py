@@ -38,9 +38,6 @@ PALETTE = [
 ]
 # Address-space roles in the order MP16 stacks them.
 ROLES = ["MSTR", "CHIN", "TCPIP", "AMSM", "APP", "OTHER"]
-# Workloads that move messages (cost per transaction, rates, round trips); channel start/stop
-# runs have their own section.
-MESSAGE_WORKLOADS = ("request_reply", "streaming", "put_get", "other")
 KEY_STRENGTHS = ["medium", "high", "very_high"]
 # Labels that tell runs of one configuration apart, in the order they are tried.
 DETAIL_COLUMNS = [

@@ -89,7 +89,8 @@ def has_table(schema: str, name: str) -> bool:
 
 def studies() -> pd.DataFrame:
     """One row per study: runs, configurations, workload types, message sizes, first and last
-    measured time (local time of the measured system) and platforms.
+    measured time (local time of the measured system), platforms and, where dim_study is
+    built, its ``run_summary`` (what the runs are, by the dimensions that vary).
 
     dim_study's counts and local times are used where it is built (its configuration count is
     the distinct configurations of study.yaml or the manifests); otherwise dim_run's.
@@ -119,6 +120,7 @@ def studies() -> pd.DataFrame:
         ("last_interval", "last_run_end_local"),
         ("platforms", "platforms"),
         ("title", "title"),
+        ("run_summary", "run_summary"),
     ):
         if source in info:
             mapped = df["study"].map(info[source])
@@ -224,7 +226,7 @@ def _with_runs(df: pd.DataFrame, study: str, columns: list[str] | None = None) -
     if df.empty or "run_id" not in df:
         return df
     labels = runs(study)
-    keep = ["run_id", "series", "detail", "workload_type"] + (columns or [])
+    keep = ["run_id", "series", "detail", "workload_type", "is_message_workload"] + (columns or [])
     keep = [c for c in dict.fromkeys(keep) if c in labels]
     out = df.merge(labels[keep], on="run_id", how="left", suffixes=("", "_run"))
     if "configuration" in out:
@@ -257,8 +259,7 @@ def address_space_costs(study: str) -> pd.DataFrame:
                   c.cpu_s, c.transactions, c.cpu_us_per_txn
            from marts.fct_address_space_cost c
            join marts.dim_run r using (run_key)
-           where c.study = ? and r.workload_type in ('request_reply', 'streaming', 'put_get',
-                                                     'other')
+           where c.study = ? and r.is_message_workload
            order by c.message_bytes, c.run_id, c.role""",
         [study],
     )
@@ -313,36 +314,28 @@ def fits(study: str) -> pd.DataFrame:
 
 
 def fit_points(study: str) -> pd.DataFrame:
-    """The measured points behind the fits: one row per run x measure x subject, with x values.
+    """The measured points behind each fit (fct_fit_points joined to its fct_fit row): one row
+    per fit and run, ``x`` and ``y`` as fitted, with the run's labels.
 
-    CPU per transaction comes per role and as TOTAL (the sum of the roles) from
-    fct_address_space_cost; rate and round trip from fct_driver_results.
+    Only points of fits that exist are returned, so a chart of a fit's points shows exactly
+    the runs the line was fitted through (a fit against key bits holds the message size
+    constant, so it never mixes sizes).
 
     Example:
-        fit_points("protection").query("subject == 'TOTAL'")[["run_id", "message_bytes", "y"]]
+        fit_points("protection").query("subject == 'TOTAL'")[["fit_key", "run_id", "x", "y"]]
     """
     df = _query(
-        """with cost as (
-               select run_key, 'cpu_us_per_txn' as measure, role as subject, cpu_us_per_txn as y
-               from marts.fct_address_space_cost where study = ?
-               union all
-               select run_key, 'cpu_us_per_txn', 'TOTAL', sum(cpu_us_per_txn)
-               from marts.fct_address_space_cost where study = ? group by run_key
-           ),
-           driver as (
-               select run_key, 'round_trip_us' as measure, 'RUN' as subject,
-                      round_trip_us as y
-               from marts.fct_driver_results where study = ?
-               union all
-               select run_key, 'rate_per_s', 'RUN', rate_per_s
-               from marts.fct_driver_results where study = ?
-           )
-           select r.run_id, r.configuration, r.message_bytes, r.recipients, r.threads,
-                  r.key_bits, p.measure, p.subject, p.y
-           from (select * from cost union all select * from driver) p
-           join marts.dim_run r using (run_key)
-           where p.y is not null""",
-        [study] * 4,
+        """select f.fit_key, p.configuration, p.x_name, p.held_constant, f.fit_label,
+                  p.measure, p.subject, r.run_id, p.x_value as x, p.y_value as y
+           from marts.fct_fit_points p
+           join marts.fct_fit f
+             on f.study = p.study and f.configuration = p.configuration
+            and f.x_name = p.x_name and f.held_constant = p.held_constant
+            and f.measure = p.measure and f.subject = p.subject
+           join marts.dim_run r on r.run_key = p.run_key
+           where p.study = ? and p.y_value is not null
+           order by f.fit_key, p.x_value, r.run_id""",
+        [study],
     )
     return _with_runs(df, study)
 
@@ -525,7 +518,8 @@ def rate_targets(study: str) -> pd.DataFrame:
     Example:
         rate_targets("streaming")[["run_id", "target_rate_per_s", "sustained"]]
     """
-    df = _mart("fct_rate_target", study, "run_id")
+    # The study's configuration order, then sizes in numeric order (not the run ids' text).
+    df = _mart("fct_rate_target", study, "sort_order, configuration, message_bytes, run_id")
     return _with_runs(df, study) if not df.empty else df
 
 
@@ -547,6 +541,21 @@ def chinit_task_stack(study: str) -> pd.DataFrame:
     """
     df = _mart("fct_chinit_task_stack", study, "run_id, task_type")
     return _with_runs(df, study) if not df.empty else df
+
+
+def chinit_task_profile(study: str) -> pd.DataFrame:
+    """CPU and wait per request per configuration x variant x size x task type, pooled over
+    thread counts and repeats (fct_chinit_task_profile): the bars of the task chart.
+
+    Example:
+        chinit_task_profile("attls")[["bar_label", "message_bytes", "task_type", "runs"]]
+    """
+    df = _mart(
+        "fct_chinit_task_profile",
+        study,
+        "message_bytes, sort_order, configuration, variant, stack_order, task_type",
+    )
+    return _ordered(df, study)
 
 
 def _ordered(df: pd.DataFrame, study: str) -> pd.DataFrame:

@@ -11,7 +11,7 @@ import itertools
 
 import pandas as pd
 
-from mqcap.report.labels import KEY_STRENGTHS, MESSAGE_WORKLOADS, ROLES, size_label
+from mqcap.report.labels import KEY_STRENGTHS, ROLES, size_label
 
 
 def cost_table(costs: pd.DataFrame) -> pd.DataFrame:
@@ -60,7 +60,8 @@ def comparison_tables(
     if comps.empty or values.empty:
         return []
     mine = comps[comps["measure"] == measure]
-    mine = mine[mine["workload_type"].isin(MESSAGE_WORKLOADS)]
+    # Message workloads only (dim_run.is_message_workload): a channel start's rate is channels.
+    mine = mine[mine["is_message_workload"].fillna(False).astype(bool)]
     if mine.empty:
         return []
     tables = []
@@ -124,21 +125,14 @@ def fit_table(fit: pd.DataFrame) -> pd.DataFrame:
             strict=True,
         )
     ]
-    # A configuration may have several fits (one per cipher, say): name what tells them apart,
-    # the held-constant values that vary between the rows.
-    held = [
-        dict(part.split("=", 1) for part in str(h).split(", ") if "=" in part)
-        for h in fit["held_constant"]
-    ]
-    varying = [k for k in (held[0] if held else {}) if len({h.get(k) for h in held}) > 1]
     columns: dict[str, object] = {
         "Configuration": fit["configuration"].astype(str).to_numpy(),
     }
-    if varying:
-        columns["Held constant"] = [
-            ", ".join(h.get(k, "-") if k == "cipher" else f"{k}={h.get(k, '-')}" for k in varying)
-            for h in held
-        ]
+    # A configuration may have several fits (one per cipher, say): fct_fit.fit_label names the
+    # held-constant values that tell them apart ('' when nothing does).
+    labels = fit["fit_label"].fillna("").astype(str)
+    if (labels != "").any():
+        columns["Held constant"] = labels.replace("", "–").to_numpy()
     out = pd.DataFrame(
         {
             **columns,
@@ -177,7 +171,7 @@ def fit_lines(fit: pd.DataFrame, steps: int = 24) -> pd.DataFrame:
                 {
                     "configuration": str(row.configuration),
                     # One line per fit: a configuration can have several (one per cipher).
-                    "fit": f"{row.configuration} {row.held_constant}",
+                    "fit": row.fit_key,
                     "x_name": row.x_name,
                     "measure": row.measure,
                     "subject": row.subject,
@@ -297,7 +291,8 @@ def sweep_summary_table(summary: pd.DataFrame, group_by: list[str]) -> pd.DataFr
     out = pd.DataFrame(
         {_GROUP_LABELS.get(d, d.replace("_", " ").capitalize()): df[d].astype(str) for d in dims}
     )
-    out["Size"] = df["message_bytes"].map(size_label)
+    # A no-break space: "256 bytes" never wraps in a table this wide.
+    out["Size"] = df["message_bytes"].map(size_label).str.replace(" ", "\u00a0")
     out["Configuration"] = df["configuration"].astype(str)
     out["Max rate /s"] = df["max_rate_per_s"].map(lambda v: _num(v, 1))
     out["Threads at max"] = df["threads_at_max"].map(_num)
@@ -331,10 +326,8 @@ def rate_target_table(targets: pd.DataFrame) -> pd.DataFrame:
     )
     if "xqtime_p95_us" in df:
         out["XQTIME p95 µs"] = df["xqtime_p95_us"].map(_num)
-    if "backlog_growing" in df:
-        out["XQTIME backlog"] = (
-            df["backlog_growing"].map({True: "growing", False: "no"}).fillna("–")
-        )
+    # Worded by the mart (fct_rate_target.backlog): unknown where no XQTIME was captured.
+    out["XQTIME backlog"] = df["backlog"]
     return out.reset_index(drop=True)
 
 
