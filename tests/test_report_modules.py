@@ -434,3 +434,27 @@ def test_natural_order_of_variant_labels():
         "100 threads",
     ]
     assert json.loads(json.dumps(lb.natural_sorted([]))) == []
+
+
+def test_cost_table_averages_repeated_runs_and_says_how_many():
+    # Two repeats of one configuration and size (14 and 16 µs of MSTR) and a single run of
+    # another: the repeats read 15, not 30 (fct_address_space_cost is one row per run x role).
+    costs = pd.DataFrame(
+        {
+            "run_id": ["r1", "r1", "r2", "r2", "r3", "r3"],
+            "configuration": ["base", "base", "base", "base", "tls", "tls"],
+            "message_bytes": [2048] * 6,
+            "series": ["base", "base", "base", "base", "tls", "tls"],
+            "detail": [""] * 6,
+            "role": ["MSTR", "CHIN"] * 3,
+            "cpu_us_per_txn": [14.0, 40.0, 16.0, 44.0, 20.0, 50.0],
+        }
+    )
+    table = tb.cost_table(costs)
+    assert table[["Configuration", "MSTR", "CHIN", "Total", "Runs"]].to_dict("records") == [
+        {"Configuration": "base", "MSTR": 15.0, "CHIN": 42.0, "Total": 57.0, "Runs": 2},
+        {"Configuration": "tls", "MSTR": 20.0, "CHIN": 50.0, "Total": 70.0, "Runs": 1},
+    ]
+    single = tb.cost_table(costs[costs["run_id"] != "r2"])
+    assert "Runs" not in single.columns
+    assert single["MSTR"].tolist() == [14.0, 20.0]

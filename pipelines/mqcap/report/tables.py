@@ -17,22 +17,27 @@ from mqcap.report.labels import KEY_STRENGTHS, ROLES, size_label
 def cost_table(costs: pd.DataFrame) -> pd.DataFrame:
     """Cost per transaction: one row per message size and series, one column per role + Total.
 
+    Runs sharing a size and series are averaged (a "Runs" column says how many when any
+    row has more than one).
+
     Example:
         cost_table(address_space_costs("attls")).columns  # size, series, MSTR, CHIN, ...
     """
     if costs.empty:
         return pd.DataFrame()
+    keys = ["message_bytes", "configuration", "series"]
+    # fct_address_space_cost has one row per run x role: runs that share a size and series
+    # (repeats, builds) are averaged, never added, and the table says how many there were.
     wide = costs.pivot_table(
-        index=["message_bytes", "configuration", "series"],
-        columns="role",
-        values="cpu_us_per_txn",
-        aggfunc="sum",
-        observed=True,
+        index=keys, columns="role", values="cpu_us_per_txn", aggfunc="mean", observed=True
     )
     roles = [r for r in ROLES if r in wide.columns]
     wide = wide[roles]
     wide["Total"] = wide.sum(axis=1, min_count=1)
-    wide = wide.reset_index().sort_values(["message_bytes", "configuration", "series"])
+    runs = costs.groupby(keys, observed=True)["run_id"].nunique()
+    if (runs > 1).any():
+        wide["Runs"] = runs.reindex(wide.index)
+    wide = wide.reset_index().sort_values(keys)
     wide.insert(0, "Size", wide.pop("message_bytes").map(size_label))
     details = costs.drop_duplicates("series").set_index("series")["detail"]
     wide["series"] = wide["series"].map(details)
