@@ -16,9 +16,9 @@ with qcst as (
         batches,
         bytes_sent,
         bytes_received,
-        net_time_avg as net_time_avg_us,
-        net_time_min as net_time_min_us,
-        net_time_max as net_time_max_us
+        net_time_avg_us,
+        net_time_min_us,
+        net_time_max_us
     from {{ ref('stg_smf__qcst') }}
 )
 

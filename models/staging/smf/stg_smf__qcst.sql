@@ -1,4 +1,4 @@
--- Generated from pipelines/mqcap/parsers/smf/structures.py by mqcap.parsers.smf.staging.
+-- Generated from pipelines/mqcap/parsers/smf/structures.py by python -m mqcap.codegen.
 -- Channel accounting: one row per channel instance per interval (SMF 116.10).
 -- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
@@ -48,14 +48,14 @@ select
     bytes_sent,
     bytes_received,
     compression_rate,
-    exit_time_avg,
-    exit_time_min,
-    exit_time_max,
+    exit_time_avg as exit_time_avg_us,
+    exit_time_min as exit_time_min_us,
+    exit_time_max as exit_time_max_us,
     exit_time_max_date_utc,
-    dns_resolution_time,
-    net_time_avg,
-    net_time_min,
-    net_time_max,
+    dns_resolution_time as dns_resolution_time_us,
+    net_time_avg as net_time_avg_us,
+    net_time_min as net_time_min_us,
+    net_time_max as net_time_max_us,
     net_time_max_date_utc,
     remote_qmgr_or_app,
     ssl_peer_serial,

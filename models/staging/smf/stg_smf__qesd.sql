@@ -1,4 +1,4 @@
--- Generated from pipelines/mqcap/parsers/smf/structures.py by mqcap.parsers.smf.staging.
+-- Generated from pipelines/mqcap/parsers/smf/structures.py by python -m mqcap.codegen.
 -- Shared message data set statistics, one row per CF structure (SMF 115.2).
 -- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (

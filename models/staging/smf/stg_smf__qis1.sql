@@ -1,4 +1,4 @@
--- Generated from pipelines/mqcap/parsers/smf/structures.py by mqcap.parsers.smf.staging.
+-- Generated from pipelines/mqcap/parsers/smf/structures.py by python -m mqcap.codegen.
 -- Page set statistics, one row per page set per interval (SMF 115.201, MQ 9.0 and later).
 -- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (

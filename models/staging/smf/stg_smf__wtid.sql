@@ -1,4 +1,4 @@
--- Generated from pipelines/mqcap/parsers/smf/structures.py by mqcap.parsers.smf.staging.
+-- Generated from pipelines/mqcap/parsers/smf/structures.py by python -m mqcap.codegen.
 -- Task identification for class 3 accounting (SMF 116.1 and 116.2).
 -- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
