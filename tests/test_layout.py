@@ -30,13 +30,7 @@ def test_generator_writes_smf_with_the_synth_encoder():
 
 # Formats that land rows no mart reads yet, with the reason. The test below fails when one of
 # them starts feeding a mart (remove it here) or when another format feeds none.
-NO_MART_YET = {
-    "tcpipmon": (
-        "TCPIPMonitor values land (landing.tcpipmon_value) and are staged "
-        "(stg_tcpipmon__values); which of its per-connection values a report shows, per run, "
-        "is not designed yet (issue 16 note)"
-    ),
-}
+NO_MART_YET: dict[str, str] = {}
 _REF = re.compile(r"ref\(\s*'([^']+)'\s*\)")
 _SOURCE = re.compile(r"source\(\s*'[^']+'\s*,\s*'([^']+)'\s*\)")
 
