@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 from mqcap.codegen import GENERATED_DIRS, artefacts, stale, write
+from mqcap.codegen.smf_staging import STAGED
 from mqcap.parsers.smf.structures import STRUCTURES
 
 from helpers import PROJECT
@@ -22,9 +23,10 @@ def test_artefacts_are_the_smf_staging_models_and_suites():
     assert n == 24
     staging = [p for p in files if p.startswith("models/staging/smf/")]
     suites = [p for p in files if p.startswith("expectations/landing.smf_")]
-    assert len(staging) == n + 2  # one view per structure, its sources and models YAML
-    assert len(suites) == n
-    assert len(files) == 2 * n + 2
+    # One view per structure a model reads, their models YAML and every table's sources YAML.
+    assert len(staging) == len(STAGED) + 2 == 7
+    assert len(suites) == n  # every landing table is checked, staged or not
+    assert len(files) == n + len(STAGED) + 2
     assert (
         '"generated_by": "python -m mqcap.codegen"' in files["expectations/landing.smf_qcst.json"]
     )

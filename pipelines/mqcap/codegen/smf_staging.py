@@ -1,7 +1,8 @@
 """The dbt staging models of the SMF landing tables, from the field tables.
 
-One view per structure, ``models/staging/smf/stg_smf__<structure>.sql``, plus the sources and
-models YAML. The SQL is generated (WQ alone has ~460 columns) so it cannot drift from the
+One view per structure a model reads (``STAGED``), ``models/staging/smf/stg_smf__<structure>.sql``,
+plus the models YAML and the sources YAML of every SMF landing table (``stg_meta__record_copies``
+and incremental builds read them all). The SQL is generated (WQ alone has ~460 columns) so it cannot drift from the
 field tables; written by ``python -m mqcap.codegen`` (``tests/test_codegen.py`` fails when a
 committed file is out of date).
 
@@ -15,6 +16,11 @@ from mqcap.parsers.smf.fields import F, Structure
 from mqcap.parsers.smf.structures import STRUCTURES
 
 HEADER = "-- Generated from pipelines/mqcap/parsers/smf/structures.py by python -m mqcap.codegen."
+# Structures a downstream model reads: the channel accounting (QCST) and the channel-initiator
+# tasks. The other 19 land and are checked (their suites are generated too) but no model reads
+# them: SQL users find them in landing.smf_<structure>. A new reader adds its structure here and
+# runs ``python -m mqcap.codegen``; tests/test_layout.py fails on a staging model nobody reads.
+STAGED = ("QCST", "QCTDSP", "QCTADP", "QCTSSL", "QCTDNS")
 # Kinds whose landed value keeps a mq-smf-csv placeholder that means "no value".
 PLACEHOLDER_NULL = {"minsize": "-1"}
 
@@ -55,25 +61,8 @@ def render_sql(s: Structure) -> str:
         ")",
         "",
         "select",
-        "    cast(file_id as {{ dbt.type_string() }}) || '-'",
-        "    || cast(coalesce(source_record, source_line) as {{ dbt.type_string() }}) || '-'",
-        "    || cast(source_item as {{ dbt.type_string() }}) as smf_row_key,",
-        "    file_id,",
-        "    source_file,",
-        "    source_offset,",
-        "    source_record,",
-        "    source_line,",
-        "    source_item,",
-        "    smf_type,",
-        "    smf_subtype,",
-        "    record_time_local,",
-        "    system_id,",
-        "    qmgr as qmgr_name,",
-        "    qsg,",
-        "    mq_version,",
-        "    interval_start_utc,",
-        "    interval_duration_s,",
-        "    interval_duration_us,",
+        "    -- key, lineage and the SMF / MQ header: macros/smf_header_columns.sql",
+        "    {{ smf_header_columns() }},",
     ]
     body = [f"    {_expr(s, f)}" for f in s.fields]
     lines += [b + "," for b in body[:-1]] + [body[-1], "from source", ""]
@@ -100,7 +89,7 @@ def render_sources() -> str:
 
 def render_models() -> str:
     out = ["version: 2", "", "models:"]
-    for s in STRUCTURES.values():
+    for s in _staged():
         out += [
             f"  - name: stg_smf__{s.name.lower()}",
             "    description: >",
@@ -127,8 +116,12 @@ def _yaml(text: str) -> str:
     return '"' + text.replace('"', "'") + '"'
 
 
+def _staged() -> list[Structure]:
+    return [STRUCTURES[name] for name in STAGED]
+
+
 def render_all() -> dict[str, str]:
-    files = {f"stg_smf__{s.name.lower()}.sql": render_sql(s) for s in STRUCTURES.values()}
+    files = {f"stg_smf__{s.name.lower()}.sql": render_sql(s) for s in _staged()}
     files["_smf__sources.yml"] = render_sources()
     files["_smf__models.yml"] = render_models()
     return files
