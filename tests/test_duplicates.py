@@ -230,15 +230,14 @@ def test_every_identity_staging_model_counts_the_single_drop_rows(worlds):
     models = [
         "stg_smf__qcst",
         "stg_smf__qctadp",
-        "stg_smf__wtas",
-        "stg_smf__wq",
-        "stg_smf__qmst",
+        "stg_smf__qctdsp",
         "stg_rmf__crypto_card_intervals",
         "stg_rmf__workload_class_intervals",
         "stg_ascpu__intervals",
-        "stg_chstatus__channel_statuses",
+        "stg_chstatus__channel_attrs",
         "stg_chstatus__snapshots",
         "stg_netstat__connections",
+        "stg_netstat__pairs",
     ]
     for m in models:
         sql = f"select count(*) from staging.{m}"
@@ -348,13 +347,14 @@ def test_deleting_the_first_copy_makes_the_next_copy_count(worlds, tmp_path):
                 "select table_name from duckdb_tables() where schema_name = 'landing'"
             ).fetchall()
         ]
-        before = con.execute("select count(*) from staging.stg_smf__wtas").fetchone()
+        before = con.execute("select count(*) from staging.stg_smf__qcst").fetchone()
         for t in tables:
             con.execute(f'delete from landing."{t}" where file_id = ?', [fid])
         con.execute("update meta.ingest_ledger set status = 'replaced' where file_id = ?", [fid])
-        after = con.execute("select count(*) from staging.stg_smf__wtas").fetchone()
+        after = con.execute("select count(*) from staging.stg_smf__qcst").fetchone()
         counted = con.execute(
-            "select distinct source_file from staging.stg_smf__wtas order by 1"
+            "select distinct source_file from staging.stg_smf__qcst "
+            "where source_file like '%TESTCHL.dat' order by 1"
         ).fetchall()
         still = con.execute(
             "select distinct first_source_file from staging.stg_meta__record_copies "

@@ -224,7 +224,10 @@ def test_watch_poll_survives_files_vanishing_and_reports_deletions(settings, sam
 
     now = [0.0]
     w = Watcher(settings, settle_s=1, clock=lambda: now[0])
-    w.prime()
+    assert w.poll() == []  # everything is new: wait until it settles
+    now[0] = 1.0
+    first = w.poll()  # the whole study, handed out once
+    assert len(first) == len(list(sample_study.rglob("*.*"))) and w.poll() == []
     gone = sample_study / "ssl-chacha-16k" / "results.csv"
     gone.unlink()
     (sample_study / "ssl-chacha-1m" / "results.csv").unlink()

@@ -30,13 +30,7 @@ def test_generator_writes_smf_with_the_synth_encoder():
 
 # Formats that land rows no mart reads yet, with the reason. The test below fails when one of
 # them starts feeding a mart (remove it here) or when another format feeds none.
-NO_MART_YET = {
-    "tcpipmon": (
-        "TCPIPMonitor values land (landing.tcpipmon_value) and are staged "
-        "(stg_tcpipmon__values); which of its per-connection values a report shows, per run, "
-        "is not designed yet (issue 16 note)"
-    ),
-}
+NO_MART_YET: dict[str, str] = {}
 _REF = re.compile(r"ref\(\s*'([^']+)'\s*\)")
 _SOURCE = re.compile(r"source\(\s*'[^']+'\s*,\s*'([^']+)'\s*\)")
 
@@ -71,3 +65,56 @@ def test_every_format_feeds_a_mart_or_says_why_not():
 
 def test_every_format_is_in_the_fault_injection_suite():
     assert {p.kind for p in all_parsers()} <= {kind_of(f) for f in FORMATS}
+
+
+def _refs() -> dict[str, set[str]]:
+    readers: dict[str, set[str]] = {}
+    for sql in (PROJECT / "models").rglob("*.sql"):
+        for dep in _REF.findall(sql.read_text()):
+            readers.setdefault(dep, set()).add(sql.stem)
+    return readers
+
+
+def test_every_staging_and_intermediate_model_has_a_reader():
+    readers = _refs()
+    unread = [
+        p.stem
+        for layer in ("staging", "intermediate")
+        for p in (PROJECT / "models" / layer).rglob("*.sql")
+        if not readers.get(p.stem)
+    ]
+    assert unread == [], "read it from a model, or remove it (README: Adding a new input format)"
+
+
+def _model_entries() -> dict[str, dict]:
+    import yaml
+
+    out: dict[str, dict] = {}
+    for path in (PROJECT / "models").rglob("*.yml"):
+        for model in (yaml.safe_load(path.read_text()) or {}).get("models", []):
+            assert model["name"] not in out, f"{model['name']} described twice"
+            out[model["name"]] = {**model, "path": path}
+    return out
+
+
+def _tests(column: dict) -> list:
+    return [t if isinstance(t, str) else next(iter(t)) for t in column.get("data_tests", [])]
+
+
+def test_every_model_states_its_grain_and_tests_its_key():
+    entries = _model_entries()
+    models = {p.stem for p in (PROJECT / "models").rglob("*.sql")}
+    assert sorted(models - set(entries)) == []  # every model has a YAML entry
+    no_grain = sorted(m for m in models if "Grain:" not in entries[m].get("description", ""))
+    no_key = sorted(
+        m
+        for m in models
+        if not any({"unique", "not_null"} <= set(_tests(c)) for c in entries[m].get("columns", []))
+    )
+    assert (no_grain, no_key) == ([], [])
+
+
+def test_one_models_yaml_per_staging_folder():
+    for folder in (PROJECT / "models" / "staging").iterdir():
+        yamls = sorted(p.name for p in folder.glob("*__models.yml"))
+        assert yamls == [f"_{folder.name}__models.yml"], folder.name

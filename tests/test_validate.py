@@ -5,7 +5,6 @@ was just landed; Data Docs and ``mqcap status`` show the results."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import shutil
@@ -344,20 +343,6 @@ def test_data_docs_and_status_show_the_last_result_per_suite(built, good):
         f"util_pct failed in table marts.fct_crypto for {crypto_rows} row(s)"
         in (json.loads(details)[0])
     )
-
-
-def test_generated_smf_suites_are_up_to_date():
-    spec = importlib.util.spec_from_file_location(
-        "smf_suites", PROJECT / "expectations" / "smf_suites.py"
-    )
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    generated = mod.suites()
-    assert len(generated) == 24
-    for name, text in generated.items():
-        assert (PROJECT / "expectations" / name).read_text() == text, (
-            f"{name} is stale: run .venv/bin/python expectations/smf_suites.py"
-        )
 
 
 def test_every_landing_table_and_report_mart_has_a_suite():

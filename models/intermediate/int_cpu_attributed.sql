@@ -16,6 +16,7 @@ roles as (
 matched as (
     select
         runs.run_key,
+        cpu.cpu_interval_key,
         roles.role,
         cpu.cpu_source,
         cpu.cpu_name,
@@ -49,6 +50,7 @@ with_overlap as (
 )
 
 select
+    run_key || '|' || cpu_interval_key as run_cpu_interval_key,
     run_key,
     role,
     cpu_source,

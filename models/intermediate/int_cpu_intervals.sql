@@ -25,6 +25,7 @@ wlm as (
 )
 
 select
+    coalesce(ascpu.cpu_source, 'csv') || '|' || ascpu.ascpu_interval_key as cpu_interval_key,
     coalesce(ascpu.cpu_source, 'csv') as cpu_source,
     ascpu.system_id,
     ascpu.jobname as cpu_name,
@@ -39,6 +40,7 @@ select
 from ascpu
 union all
 select
+    'rmf_workload|' || wlm.class_name || '|' || cast(wlm.interval_start as {{ dbt.type_string() }}) as cpu_interval_key,
     'rmf_workload' as cpu_source,
     null as system_id,
     wlm.class_name as cpu_name,

@@ -105,6 +105,8 @@ unioned as (
 attributed as (
     select
         *,
+        study || '/' || run_id || '|' || driver_format || '|' || cast(file_id as {{ dbt.type_string() }}) || '-'
+        || cast(source_line as {{ dbt.type_string() }}) as driver_result_run_key,
         study || '/' || run_id as run_key,
         min(attribution_rank) over (partition by study, run_id) as best_rank
     from unioned

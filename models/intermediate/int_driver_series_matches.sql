@@ -67,6 +67,8 @@ counted as (
 )
 
 select
+    study || '/' || run_id || '|' || cast(file_id as {{ dbt.type_string() }}) || '-'
+    || cast(source_line as {{ dbt.type_string() }}) as series_match_key,
     'cphtestp' as driver_format,
     attribution_rank,
     file_id,

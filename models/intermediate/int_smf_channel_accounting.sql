@@ -2,6 +2,7 @@
 -- folder of the dump, else the run whose interval holds the record's (local) time.
 with qcst as (
     select
+        smf_row_key,
         file_id,
         source_file,
         source_offset,
@@ -16,10 +17,17 @@ with qcst as (
         batches,
         bytes_sent,
         bytes_received,
-        net_time_avg as net_time_avg_us,
-        net_time_min as net_time_min_us,
-        net_time_max as net_time_max_us
+        net_time_avg_us,
+        net_time_min_us,
+        net_time_max_us
     from {{ ref('stg_smf__qcst') }}
+),
+
+attributed as (
+    {{ attribute_to_runs('qcst', 'record_time_local', 'system_id', 'qmgr_name') }}
 )
 
-{{ attribute_to_runs('qcst', 'record_time_local', 'system_id', 'qmgr_name') }}
+select
+    run_key || '|' || smf_row_key as run_channel_record_key,
+    *
+from attributed

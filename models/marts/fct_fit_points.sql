@@ -81,6 +81,7 @@ candidates as (
 )
 
 select
+    measures.run_measure_key || '|' || candidates.x_name as fit_point_key,
     candidates.study,
     candidates.configuration,
     candidates.x_name,

@@ -7,7 +7,7 @@ run and the source file (landing: the ledger's path and run; marts: ``source_fil
 ``run_key``, or ``study`` where a mart has no run). ``mqcap`` section of a suite's ``meta``:
 
 - ``table``: ``landing.<name>`` or ``marts.<name>`` (also the file name and the suite name);
-- ``description``; ``generated_by`` for the SMF suites (``expectations/smf_suites.py``).
+- ``description``; ``generated_by`` for the SMF suites (``python -m mqcap.codegen``).
 
 Each expectation's ``meta`` gives its ``unit`` and ``why`` where they are not obvious.
 Expectation kwargs may use ``{"$PARAMETER": "ledger_rows"}``, filled in at validation time;
@@ -114,12 +114,6 @@ class ValidationReport:
     @property
     def checks(self) -> int:
         return sum(r.evaluated for r in self.results)
-
-    def failed_studies(self) -> set[str]:
-        out: set[str] = set()
-        for f in self.failures:
-            out |= f.studies() or {"*"}
-        return out
 
     def summary(self) -> str:
         bad = len([r for r in self.results if not r.success])

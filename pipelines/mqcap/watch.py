@@ -82,15 +82,6 @@ class Watcher:
             self.done[path] = current[path]
         return sorted(pending + removed)
 
-    def prime(self) -> None:
-        """Treat what is there now as handled (the caller runs the pipeline on it once)."""
-        for path in discover(self.settings):
-            try:
-                st = path.stat()
-            except OSError:
-                continue  # gone again: the next poll sees what is there
-            self.done[path] = (st.st_size, st.st_mtime_ns)
-
 
 def watch(
     settings: Settings,

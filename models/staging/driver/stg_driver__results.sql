@@ -4,6 +4,8 @@ with source as (
 )
 
 select
+    cast(file_id as {{ dbt.type_string() }}) || '-' || cast(source_line as {{ dbt.type_string() }})
+        as driver_result_key,
     file_id,
     source_file,
     source_line,

@@ -1,4 +1,4 @@
--- Generated from pipelines/mqcap/parsers/smf/structures.py by mqcap.parsers.smf.staging.
+-- Generated from pipelines/mqcap/parsers/smf/structures.py by python -m mqcap.codegen.
 -- Channel accounting: one row per channel instance per interval (SMF 116.10).
 -- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
 with source as (
@@ -6,25 +6,8 @@ with source as (
 )
 
 select
-    cast(file_id as {{ dbt.type_string() }}) || '-'
-    || cast(coalesce(source_record, source_line) as {{ dbt.type_string() }}) || '-'
-    || cast(source_item as {{ dbt.type_string() }}) as smf_row_key,
-    file_id,
-    source_file,
-    source_offset,
-    source_record,
-    source_line,
-    source_item,
-    smf_type,
-    smf_subtype,
-    record_time_local,
-    system_id,
-    qmgr as qmgr_name,
-    qsg,
-    mq_version,
-    interval_start_utc,
-    interval_duration_s,
-    interval_duration_us,
+    -- key, lineage and the SMF / MQ header: macros/smf_header_columns.sql
+    {{ smf_header_columns() }},
     collection_time_utc,
     chl_name,
     disposition,
@@ -48,14 +31,14 @@ select
     bytes_sent,
     bytes_received,
     compression_rate,
-    exit_time_avg,
-    exit_time_min,
-    exit_time_max,
+    exit_time_avg as exit_time_avg_us,
+    exit_time_min as exit_time_min_us,
+    exit_time_max as exit_time_max_us,
     exit_time_max_date_utc,
-    dns_resolution_time,
-    net_time_avg,
-    net_time_min,
-    net_time_max,
+    dns_resolution_time as dns_resolution_time_us,
+    net_time_avg as net_time_avg_us,
+    net_time_min as net_time_min_us,
+    net_time_max as net_time_max_us,
     net_time_max_date_utc,
     remote_qmgr_or_app,
     ssl_peer_serial,

@@ -156,8 +156,22 @@ def execute_notebook(
             # nbclient cleans up only kernels it created itself; ours (km=...) would outlive
             # the render, holding files such as a read-only warehouse connection.
             if km.has_kernel:
-                km.shutdown_kernel(now=True)
+                km.shutdown_kernel(now=not measuring_coverage())
     return nb
+
+
+def measuring_coverage() -> bool:
+    """Whether coverage measures this process and its children (``patch = subprocess``).
+
+    Then the kernel is asked to shut down instead of being killed: a killed kernel never saves
+    what coverage measured in it (the report cells' code, ``render/display.py``).
+
+    Example:
+        measuring_coverage()  # True under `make unit`, False in `mqcap run`
+    """
+    return bool(
+        os.environ.get("COVERAGE_PROCESS_CONFIG") or os.environ.get("COVERAGE_PROCESS_START")
+    )
 
 
 def _run_cell(

@@ -417,22 +417,6 @@ def run_files(study: str) -> pd.DataFrame:
     return _mart("fct_run_files", study, "run_id, source_file")
 
 
-def validation_failures() -> list[str]:
-    """Messages of the last failed GX checks (for a report rendered anyway).
-
-    Example:
-        validation_failures()  # ['marts.fct_fit: r_squared between 0 and 1 failed ...']
-    """
-    if not has_table("meta", "validation_result"):
-        return []
-    rows = _query(
-        """select details from meta.validation_result
-           where not success
-             and validated_at = (select max(validated_at) from meta.validation_result)"""
-    ).itertuples(index=False)
-    return [m for (d,) in rows for m in json.loads(d or "[]")]
-
-
 # ---------------------------------------------------------------------------------------------
 # Study-level marts (dim_study, dim_configuration, fct_study_shape, fct_findings) and the marts
 # of the thread-sweep and rate-target shapes. Each reads as an empty frame where not built.

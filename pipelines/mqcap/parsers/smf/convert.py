@@ -24,11 +24,6 @@ EBCDIC = "cp037"
 DROPSIGN = 0x7FFFFFFFFFFFFFFF
 
 
-def stck_to_us(v: int) -> int:
-    """A STCK duration in whole microseconds."""
-    return v // STCK_PER_US
-
-
 def stck_to_epoch_us(v: int) -> int | None:
     """A STCK timestamp as microseconds since 1970 (UTC); None for 0 or before 1970."""
     if v <= STCK_1970:
@@ -38,10 +33,6 @@ def stck_to_epoch_us(v: int) -> int | None:
 
 def epoch_us_to_stck(us: int | None) -> int:
     return 0 if us is None else STCK_1970 + us * STCK_PER_US
-
-
-def epoch_us_to_datetime(us: int | None) -> datetime | None:
-    return None if us is None else EPOCH + timedelta(microseconds=us)
 
 
 def datetime_to_epoch_us(dt: datetime | None) -> int | None:

@@ -1,4 +1,4 @@
-"""Write the landing suites of the SMF tables (``landing.smf_*.json``) from the parser's field
+"""The landing suites of the SMF tables (``landing.smf_*.json``) from the parser's field
 tables, so 24 wide tables get the same checks without hand-copying hundreds of columns.
 
 What each generated suite checks, per SMF structure (``mqcap.parsers.smf.structures``):
@@ -17,23 +17,17 @@ The caps keep validation fast (GX costs about 10 ms per expectation): mq-smf-csv
 headline fields first, and WQ alone has 397 counts.
 
 Signed fields, text, flags and enums are left out: a negative signed value can be legitimate.
-Keys stay in dbt. Run after changing the field tables; ``tests/test_validate.py`` fails when the
-committed files differ from what this writes.
-
-Example:
-    .venv/bin/python expectations/smf_suites.py
+Keys stay in dbt. Written by ``python -m mqcap.codegen`` after a change to the field tables;
+``tests/test_codegen.py`` fails when the committed files differ from what this renders.
 """
 
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 from mqcap.parsers.smf.fields import INT_KINDS
 from mqcap.parsers.smf.structures import STRUCTURES
 
-HERE = Path(__file__).resolve().parent
 MAX_COUNTS = 16
 MAX_DURATIONS = 24
 MAX_US = 10_000_000_000_000
@@ -121,7 +115,7 @@ def suite(structure) -> dict:
         "meta": {
             "mqcap": {
                 "table": name,
-                "generated_by": "expectations/smf_suites.py",
+                "generated_by": "python -m mqcap.codegen",
                 "description": f"SMF {structure.name} as landed: {structure.description}".strip(),
             }
         },
@@ -139,14 +133,3 @@ def render(data: dict) -> str:
 def suites() -> dict[str, str]:
     """File name -> content of every generated suite."""
     return {f"landing.{s.table}.json": render(suite(s)) for s in STRUCTURES.values()}
-
-
-def main() -> int:
-    for name, text in suites().items():
-        (HERE / name).write_text(text)
-    print(f"wrote {len(suites())} SMF suites under {HERE}", file=sys.stderr)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

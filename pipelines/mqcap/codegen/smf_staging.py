@@ -1,9 +1,10 @@
-"""Writes the dbt staging models of the SMF landing tables from the field tables.
+"""The dbt staging models of the SMF landing tables, from the field tables.
 
-One view per structure, ``models/staging/smf/stg_smf__<structure>.sql``, plus the sources and
-models YAML. The SQL is generated (WQ alone has ~460 columns) so it cannot drift from the
-field tables; ``tests/test_smf_staging.py`` fails when a committed file is out of date.
-Run: ``python -m mqcap.parsers.smf.staging [models/staging/smf]``.
+One view per structure a model reads (``STAGED``), ``models/staging/smf/stg_smf__<structure>.sql``,
+plus the models YAML and the sources YAML of every SMF landing table (``stg_meta__record_copies``
+and incremental builds read them all). The SQL is generated (WQ alone has ~460 columns) so it cannot drift from the
+field tables; written by ``python -m mqcap.codegen`` (``tests/test_codegen.py`` fails when a
+committed file is out of date).
 
 Example:
     files = render_all()  # {"stg_smf__qcst.sql": "...", ...}
@@ -11,28 +12,43 @@ Example:
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 from mqcap.parsers.smf.fields import F, Structure
 from mqcap.parsers.smf.structures import STRUCTURES
 
-HEADER = "-- Generated from pipelines/mqcap/parsers/smf/structures.py by mqcap.parsers.smf.staging."
+HEADER = "-- Generated from pipelines/mqcap/parsers/smf/structures.py by python -m mqcap.codegen."
+# Structures a downstream model reads: the channel accounting (QCST) and the channel-initiator
+# tasks. The other 19 land and are checked (their suites are generated too) but no model reads
+# them: SQL users find them in landing.smf_<structure>. A new reader adds its structure here and
+# runs ``python -m mqcap.codegen``; tests/test_layout.py fails on a staging model nobody reads.
+STAGED = ("QCST", "QCTDSP", "QCTADP", "QCTSSL", "QCTDNS")
 # Kinds whose landed value keeps a mq-smf-csv placeholder that means "no value".
 PLACEHOLDER_NULL = {"minsize": "-1"}
 
 
 # DuckDB reserved words among the landed column names: quoted in SQL, renamed in staging.
 RESERVED = {"limit": "limit_value"}
+# Integer fields that are times in microseconds (IBM: QCSTETAV, QCSTDNRT, QCSTNTAV... are
+# "in microseconds"), landed under mq-smf-csv's heading without a unit: staging names it.
+UNIT_US = {
+    "QCST": (
+        "exit_time_avg",
+        "exit_time_min",
+        "exit_time_max",
+        "dns_resolution_time",
+        "net_time_avg",
+        "net_time_min",
+        "net_time_max",
+    ),
+}
 
 
-def _expr(f: F) -> str:
+def _expr(s: Structure, f: F) -> str:
     col = f.column
-    if col in RESERVED:
-        return f'"{col}" as {RESERVED[col]}'
+    name = f"{col}_us" if col in UNIT_US.get(s.name, ()) else RESERVED.get(col, col)
+    value = f'"{col}"' if col in RESERVED else col
     if f.kind in PLACEHOLDER_NULL:
-        return f"nullif({col}, {PLACEHOLDER_NULL[f.kind]}) as {col}"
-    return col
+        value = f"nullif({value}, {PLACEHOLDER_NULL[f.kind]})"
+    return value if value == name else f"{value} as {name}"
 
 
 def render_sql(s: Structure) -> str:
@@ -45,27 +61,10 @@ def render_sql(s: Structure) -> str:
         ")",
         "",
         "select",
-        "    cast(file_id as {{ dbt.type_string() }}) || '-'",
-        "    || cast(coalesce(source_record, source_line) as {{ dbt.type_string() }}) || '-'",
-        "    || cast(source_item as {{ dbt.type_string() }}) as smf_row_key,",
-        "    file_id,",
-        "    source_file,",
-        "    source_offset,",
-        "    source_record,",
-        "    source_line,",
-        "    source_item,",
-        "    smf_type,",
-        "    smf_subtype,",
-        "    record_time_local,",
-        "    system_id,",
-        "    qmgr as qmgr_name,",
-        "    qsg,",
-        "    mq_version,",
-        "    interval_start_utc,",
-        "    interval_duration_s,",
-        "    interval_duration_us,",
+        "    -- key, lineage and the SMF / MQ header: macros/smf_header_columns.sql",
+        "    {{ smf_header_columns() }},",
     ]
-    body = [f"    {_expr(f)}" for f in s.fields]
+    body = [f"    {_expr(s, f)}" for f in s.fields]
     lines += [b + "," for b in body[:-1]] + [body[-1], "from source", ""]
     return "\n".join(lines)
 
@@ -90,7 +89,7 @@ def render_sources() -> str:
 
 def render_models() -> str:
     out = ["version: 2", "", "models:"]
-    for s in STRUCTURES.values():
+    for s in _staged():
         out += [
             f"  - name: stg_smf__{s.name.lower()}",
             "    description: >",
@@ -117,21 +116,12 @@ def _yaml(text: str) -> str:
     return '"' + text.replace('"', "'") + '"'
 
 
+def _staged() -> list[Structure]:
+    return [STRUCTURES[name] for name in STAGED]
+
+
 def render_all() -> dict[str, str]:
-    files = {f"stg_smf__{s.name.lower()}.sql": render_sql(s) for s in STRUCTURES.values()}
+    files = {f"stg_smf__{s.name.lower()}.sql": render_sql(s) for s in _staged()}
     files["_smf__sources.yml"] = render_sources()
     files["_smf__models.yml"] = render_models()
     return files
-
-
-def main(argv: list[str]) -> int:
-    target = Path(argv[0]) if argv else Path("models/staging/smf")
-    target.mkdir(parents=True, exist_ok=True)
-    for name, text in render_all().items():
-        (target / name).write_text(text)
-    print(f"wrote {len(render_all())} files to {target}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

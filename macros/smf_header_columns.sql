@@ -1,11 +1,9 @@
--- Generated from pipelines/mqcap/parsers/smf/structures.py by mqcap.parsers.smf.staging.
--- Lock manager statistics per interval (SMF 115.2).
--- Second copies of a record (the same dump dropped twice) do not count: macros/first_copy.
-with source as (
-    {{ first_copy(source('smf', 'smf_qlst'), when='record_time_local is not null') }}
-)
-
-select
+{#-
+    The columns every SMF staging model (models/staging/smf, written by python -m mqcap.codegen)
+    starts with: the row's key (file, record or CSV line, item within the record), its lineage
+    and the SMF / MQ header fields that every structure's landing table carries.
+-#}
+{% macro smf_header_columns() -%}
     cast(file_id as {{ dbt.type_string() }}) || '-'
     || cast(coalesce(source_record, source_line) as {{ dbt.type_string() }}) || '-'
     || cast(source_item as {{ dbt.type_string() }}) as smf_row_key,
@@ -24,8 +22,5 @@ select
     mq_version,
     interval_start_utc,
     interval_duration_s,
-    interval_duration_us,
-    get_lock_requests,
-    get_lock_held,
-    release_lock
-from source
+    interval_duration_us
+{%- endmacro %}
