@@ -358,22 +358,60 @@ def demo(ctx: click.Context) -> None:
     _print_run(s, result, docs)
 
 
+def _result_options(max_rows: int):
+    """--format, -o and --max-rows: how `sql` and `compare` give their rows."""
+
+    def wrap(f):
+        f = click.option(
+            "--max-rows",
+            type=int,
+            default=max_rows,
+            show_default=True,
+            help="Rows shown as a table.",
+        )(f)
+        f = click.option(
+            "-o",
+            "--output",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="Write to a file.",
+        )(f)
+        return click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(["table", "csv", "json", "parquet"]),
+            default="table",
+            show_default=True,
+        )(f)
+
+    return wrap
+
+
+def _emit(frame, fmt: str, output: Path | None, table_text: str, rows: int) -> None:
+    """Write one result: parquet to ``output``; table (``table_text``), csv or json to
+    ``output`` or stdout, with a "N rows -> FILE" line when written to a file."""
+    if fmt == "parquet":
+        frame.write_parquet(output)
+        click.echo(f"{rows} rows -> {output}", err=True)
+        return
+    if fmt == "table":
+        text_out = table_text
+    elif fmt == "csv":
+        text_out = frame.write_csv()
+    else:
+        text_out = json.dumps(frame.to_dicts(), default=str, indent=1) + "\n"
+    if output is not None:
+        output.write_text(text_out)
+        click.echo(f"{rows} rows -> {output}", err=True)
+    else:
+        click.echo(text_out, nl=False)
+
+
 @main.command()
 @click.argument("query", required=False)
 @click.option(
     "-f", "--file", "sql_file", type=click.Path(exists=True, dir_okay=False, path_type=Path)
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "csv", "json", "parquet"]),
-    default="table",
-    show_default=True,
-)
-@click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to a file."
-)
-@click.option("--max-rows", type=int, default=100, show_default=True, help="Rows shown as a table.")
+@_result_options(max_rows=100)
 @click.option(
     "--wait",
     "wait_s",
@@ -431,48 +469,23 @@ def sql(
             f"--format {fmt} writes one table, but statements {numbers} return rows: "
             "keep one query (temporary tables may prepare it), or use --format table"
         )
-    if fmt == "parquet":
-        frame = results[0].frame
-        frame.write_parquet(output)
-        click.echo(f"{frame.height} rows -> {output}", err=True)
-        return
-    if fmt == "table":
-        parts = []
-        for r in results:
-            part = format_table(r.frame, max_rows)
-            if len(results) > 1:
-                head = " ".join(r.text.split())
-                head = head if len(head) <= 70 else head[:67] + "..."
-                part = f"-- statement {r.number}: {head}\n{part}"
-            parts.append(part)
-        text_out = "\n\n".join(parts) + "\n"
-    elif fmt == "csv":
-        text_out = results[0].frame.write_csv()
-    else:
-        text_out = json.dumps(results[0].frame.to_dicts(), default=str, indent=1) + "\n"
-    height = sum(r.frame.height for r in results)
-    if output is not None:
-        output.write_text(text_out)
-        click.echo(f"{height} rows -> {output}", err=True)
-    else:
-        click.echo(text_out, nl=False)
+    parts = []
+    for r in results if fmt == "table" else []:
+        part = format_table(r.frame, max_rows)
+        if len(results) > 1:
+            head = " ".join(r.text.split())
+            head = head if len(head) <= 70 else head[:67] + "..."
+            part = f"-- statement {r.number}: {head}\n{part}"
+        parts.append(part)
+    table_text = "\n\n".join(parts) + "\n"
+    _emit(results[0].frame, fmt, output, table_text, sum(r.frame.height for r in results))
 
 
 @main.command()
 @click.argument("a")
 @click.argument("b")
 @click.option("--study", default=None, help="The study, when A or B is a name in several.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "csv", "json", "parquet"]),
-    default="table",
-    show_default=True,
-)
-@click.option(
-    "-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write to a file."
-)
-@click.option("--max-rows", type=int, default=200, show_default=True, help="Rows shown as a table.")
+@_result_options(max_rows=200)
 @click.pass_context
 def compare(
     ctx: click.Context,
@@ -511,23 +524,13 @@ def compare(
     with warehouse.connect(s.warehouse, read_only=True) as con:
         sandbox(con)
         frame, threshold = compare_frame(con, a, b, study)
-    if fmt == "parquet":
-        frame.write_parquet(output)
-        click.echo(f"{frame.height} rows -> {output}", err=True)
-        return
+    table_text = ""
     if fmt == "table":
-        text_out = f"{b} against {a}\n{format_table(table_frame(frame), max_rows)}\n"
-        text_out += f"verdict: {threshold}\n"
-    elif fmt == "csv":
-        text_out = frame.with_columns(pl.lit(threshold).alias("threshold")).write_csv()
-    else:
-        rows = frame.with_columns(pl.lit(threshold).alias("threshold")).to_dicts()
-        text_out = json.dumps(rows, default=str, indent=1) + "\n"
-    if output is not None:
-        output.write_text(text_out)
-        click.echo(f"{frame.height} rows -> {output}", err=True)
-    else:
-        click.echo(text_out, nl=False)
+        table_text = f"{b} against {a}\n{format_table(table_frame(frame), max_rows)}\n"
+        table_text += f"verdict: {threshold}\n"
+    elif fmt != "parquet":
+        frame = frame.with_columns(pl.lit(threshold).alias("threshold"))
+    _emit(frame, fmt, output, table_text, frame.height)
 
 
 @main.command()
