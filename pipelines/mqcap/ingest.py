@@ -96,10 +96,6 @@ class IngestReport:
         return sum(o.rows for o in self.landed)
 
     @property
-    def changed_tables(self) -> set[str]:
-        return {t for o in self.landed + self.deleted for t in o.tables}
-
-    @property
     def new_file_ids(self) -> list[int]:
         return [o.file_id for o in self.landed if o.file_id is not None]
 

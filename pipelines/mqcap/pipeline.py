@@ -18,8 +18,8 @@ from mqcap import warehouse
 from mqcap.build import BuildResult, build, selection_for
 from mqcap.errors import WarehouseBusyError
 from mqcap.ingest import LEDGER, IngestReport, ingest
+from mqcap.ledger.files import tables_of_kinds
 from mqcap.ledger.steps import PipelineState, pipeline_state
-from mqcap.parsers import parser_for_kind
 from mqcap.progress import Progress
 from mqcap.reports import FORMATS, ReportResult, render_reports
 from mqcap.settings import Settings, outputs_dir
@@ -84,13 +84,7 @@ def build_selection(state: PipelineState, settings: Settings) -> list[str] | Non
                 and file_id in (select unnest(?::bigint[]))""",
             [sorted(ids)],
         ).fetchall()
-    tables: set[str] = set()
-    for (kind,) in kinds:
-        try:
-            tables |= {t.name for t in parser_for_kind(kind).tables}
-        except KeyError:
-            continue
-    return selection_for(settings, tables)
+    return selection_for(settings, tables_of_kinds(k for (k,) in kinds))
 
 
 def _state(settings: Settings) -> PipelineState:

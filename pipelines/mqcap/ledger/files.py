@@ -639,8 +639,19 @@ def tables_changed_since(con: duckdb.DuckDBPyConnection, through: int) -> set[st
                 select path from {LEDGER} where file_id > ? and status in ('loaded', 'deleted'))""",
         [through],
     ).fetchall()
+    return tables_of_kinds(k for (k,) in kinds)
+
+
+def tables_of_kinds(kinds) -> set[str]:
+    """The landing tables the parsers of ``kinds`` write (a kind no parser has any more is
+    passed over).
+
+    Example:
+        >>> sorted(tables_of_kinds(["driver_csv", "no-such-kind"]))
+        ['driver_results']
+    """
     tables: set[str] = set()
-    for (kind,) in kinds:
+    for kind in kinds:
         try:
             tables |= {t.name for t in parser_for_kind(kind).tables}
         except KeyError:

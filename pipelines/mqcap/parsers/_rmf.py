@@ -291,7 +291,3 @@ def number(text: str) -> float | None:
     if not _NUMBER.fullmatch(t):
         return None
     return float(t) * scale
-
-
-def is_number(text: str) -> bool:
-    return bool(_NUMBER.fullmatch(text))
