@@ -24,11 +24,10 @@ capture. The 10 GB run itself is replaced by this documented smaller one (S = 10
 from __future__ import annotations
 
 import re
-import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from bench.common import measure, result
+from bench.common import line_scan, measure, parse_rows, result
 from mqcap.parsers import chstatus, netstat
 from mqcap.parsers.base import ParseContext
 
@@ -172,23 +171,7 @@ def make_netstat(work: Path, target_mb: float) -> tuple[Path, int]:
     return path, n
 
 
-def parse_rows(kind: str, path: Path) -> tuple[int, float]:
-    """(rows landed, CPU seconds of the process, all threads)."""
-    cpu = time.process_time()
-    parser = {"chstatus": chstatus.PARSER, "netstat": netstat.PARSER}[kind]
-    ctx = ParseContext(path=path, source_file=path.name, size=path.stat().st_size)
-    rows = 0
-    for table, batch in parser.parse(ctx):
-        rows += parser.table(table).frame(batch).height
-    return rows, time.process_time() - cpu
-
-
-def line_scan(path: Path) -> int:
-    n = 0
-    with open(path) as fh:
-        for _ in fh:
-            n += 1
-    return n
+PARSERS = {"chstatus": chstatus.PARSER, "netstat": netstat.PARSER}
 
 
 def run(work: Path, quick: bool) -> list[dict]:
@@ -200,7 +183,7 @@ def run(work: Path, quick: bool) -> list[dict]:
     ):
         path, count = make(work, target)
         size_mb = path.stat().st_size / 1e6
-        t_parse, mem_parse, (rows, cpu) = measure(lambda p=path, k=kind: parse_rows(k, p))
+        t_parse, mem_parse, (rows, cpu) = measure(lambda p=path, k=kind: parse_rows(PARSERS[k], p))
         t_scan, mem_scan, lines = measure(lambda p=path: line_scan(p))
         out.append(
             result(

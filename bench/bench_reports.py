@@ -13,13 +13,11 @@ parse too (all threads): on a shared, loaded machine wall time includes waiting.
 from __future__ import annotations
 
 import re
-import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from bench.common import measure, result
+from bench.common import line_scan, measure, parse_rows, result
 from mqcap.parsers import rmf_crypto, rmf_workload
-from mqcap.parsers.base import ParseContext
 
 ROOT = Path(__file__).resolve().parents[1]
 RMF = ROOT / "tests" / "fixtures" / "rmf"
@@ -67,23 +65,7 @@ def make_report(work: Path, name: str, samples: list[Path], target_mb: float) ->
     return path, n
 
 
-def parse_rows(kind: str, path: Path) -> tuple[int, float]:
-    """(rows landed, CPU seconds of the process, all threads)."""
-    cpu = time.process_time()
-    parser = {"crypto": rmf_crypto.PARSER, "workload": rmf_workload.PARSER}[kind]
-    ctx = ParseContext(path=path, source_file=path.name, size=path.stat().st_size)
-    rows = 0
-    for table, batch in parser.parse(ctx):
-        rows += parser.table(table).frame(batch).height
-    return rows, time.process_time() - cpu
-
-
-def line_scan(path: Path) -> int:
-    n = 0
-    with open(path, encoding="latin-1") as fh:
-        for _ in fh:
-            n += 1
-    return n
+PARSERS = {"crypto": rmf_crypto.PARSER, "workload": rmf_workload.PARSER}
 
 
 def run(work: Path, quick: bool) -> list[dict]:
@@ -92,8 +74,8 @@ def run(work: Path, quick: bool) -> list[dict]:
     for kind, samples in (("crypto", CRYPTO), ("workload", WORKLOAD)):
         path, intervals = make_report(work, f"rmf_{kind}_bench.txt", samples, target)
         size_mb = path.stat().st_size / 1e6
-        t_parse, mem_parse, (rows, cpu) = measure(lambda p=path, k=kind: parse_rows(k, p))
-        t_scan, mem_scan, lines = measure(lambda p=path: line_scan(p))
+        t_parse, mem_parse, (rows, cpu) = measure(lambda p=path, k=kind: parse_rows(PARSERS[k], p))
+        t_scan, mem_scan, lines = measure(lambda p=path: line_scan(p, "latin-1"))
         out.append(
             result(
                 f"rmf_{kind} parse",
