@@ -55,7 +55,7 @@ def _models_reached_from(landing_table: str) -> set[str]:
 
 
 def test_every_format_feeds_a_mart_or_says_why_not():
-    marts = {p.stem for p in (PROJECT / "models" / "marts").glob("*.sql")}
+    marts = {p.stem for p in (PROJECT / "models" / "marts").iterdir() if p.suffix in (".sql", ".py")}
     feeding = {
         p.kind: {m for t in p.tables for m in _models_reached_from(t.name)} & marts
         for p in all_parsers()
@@ -103,7 +103,7 @@ def _tests(column: dict) -> list:
 
 def test_every_model_states_its_grain_and_tests_its_key():
     entries = _model_entries()
-    models = {p.stem for p in (PROJECT / "models").rglob("*.sql")}
+    models = {p.stem for p in (PROJECT / "models").rglob("*") if p.suffix in (".sql", ".py")}
     assert sorted(models - set(entries)) == []  # every model has a YAML entry
     no_grain = sorted(m for m in models if "Grain:" not in entries[m].get("description", ""))
     no_key = sorted(

@@ -7,7 +7,8 @@ import io
 
 import pytest
 
-from mqcap.progress import PlainProgress, shorten
+from mqcap.errors import UsageError
+from mqcap.progress import PlainProgress, make_progress, plain_every_s, shorten
 
 DBT_LINE = "17:02:11  12 of 68 OK created sql view model staging.stg_driver__results_cphtestp"
 
@@ -37,3 +38,28 @@ def test_shortened_detail_is_made_of_whole_words(width):
 
 def test_short_text_is_unchanged():
     assert shorten("ingest a.csv", 40) == "ingest a.csv"
+
+
+def test_progress_interval_comes_from_the_environment(monkeypatch, capsys):
+    monkeypatch.setattr("sys.stderr.isatty", lambda: False, raising=False)
+    monkeypatch.delenv("MQCAP_PROGRESS_EVERY_S", raising=False)
+    assert plain_every_s() == 5.0
+    monkeypatch.setenv("MQCAP_PROGRESS_EVERY_S", "0")
+    assert plain_every_s() == 0.0
+    with make_progress() as p:
+        p.start("ingest", total=3, unit="files")
+        for name in ("a.csv", "b.csv", "c.csv"):
+            p.advance(1, name)
+    assert capsys.readouterr().err.splitlines() == [
+        "ingest... (3 files)",
+        "  ingest: 1/3 files a.csv",
+        "  ingest: 2/3 files b.csv",
+        "  ingest: 3/3 files c.csv",
+    ]
+
+
+@pytest.mark.parametrize("bad", ["soon", "-1"])
+def test_a_bad_progress_interval_is_named(monkeypatch, bad):
+    monkeypatch.setenv("MQCAP_PROGRESS_EVERY_S", bad)
+    with pytest.raises(UsageError, match="MQCAP_PROGRESS_EVERY_S"):
+        plain_every_s()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -62,6 +63,9 @@ class Killer:
             "MQCAP_WAREHOUSE": str(settings.warehouse),
             "MQCAP_RAW": str(settings.raw_root),
             "MQCAP_REPORTS_OUT": str(settings.reports_out),
+            # A progress line for every file landed and every dbt node built: the kill points
+            # are counted in those steps, so they land mid-command however fast the machine is.
+            "MQCAP_PROGRESS_EVERY_S": "0",
         }
         self.kills = 0
 
@@ -75,16 +79,6 @@ class Killer:
             text=True,
             start_new_session=True,
         )
-
-    def wait_for(self, proc: subprocess.Popen, marker: str, timeout: float = 120) -> bool:
-        """Read output until a line contains ``marker``; False when the process ended first."""
-        deadline = time.monotonic() + timeout
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if marker in line:
-                return True
-            assert time.monotonic() < deadline, f"no {marker!r} within {timeout}s"
-        return False
 
     def kill(self, proc: subprocess.Popen) -> bool:
         """SIGKILL the command and its children; True when it was still running."""
@@ -105,11 +99,24 @@ class Killer:
             proc.stdout.close()
         return alive
 
-    def kill_after(self, args: tuple[str, ...], marker: str, delay: float) -> bool:
+    def kill_at_step(self, args: tuple[str, ...], step: int) -> bool:
+        """Kill the command right after its ``step``-th progress line (files landed, nodes built)."""
         proc = self.start(*args)
-        if self.wait_for(proc, marker):
-            time.sleep(delay)
+        self.wait_for_steps(proc, step)
         return self.kill(proc)
+
+    def wait_for_steps(self, proc: subprocess.Popen, steps: int, timeout: float = 180) -> bool:
+        """Read output until ``steps`` progress lines went by; False when the process ended first."""
+        deadline = time.monotonic() + timeout
+        assert proc.stdout is not None
+        seen = 0
+        for line in proc.stdout:
+            if PROGRESS_LINE.match(line):
+                seen += 1
+                if seen >= steps:
+                    return True
+            assert time.monotonic() < deadline, f"no {steps} progress lines within {timeout}s"
+        return False
 
     def kill_when_built(self, model: str, extra: float) -> bool:
         """Kill ``mqcap build`` once dbt has written ``model`` (its log says so)."""
@@ -127,6 +134,10 @@ class Killer:
             time.sleep(0.05)
         time.sleep(extra)
         return self.kill(proc)
+
+
+# "  ingest: 12/205 files name" and "  dbt build: 40 nodes model" (mqcap.progress, every step).
+PROGRESS_LINE = re.compile(r"^  (ingest|dbt build): \d")
 
 
 def _consistent(settings: Settings) -> None:
@@ -159,12 +170,14 @@ def test_sigkill_mid_ingest_and_mid_build_leaves_a_consistent_warehouse(tmp_path
     settings = _settings(tmp_path / "crash")
     _drop_raw(settings.raw_root)
     killer = Killer(settings, rng)
-    # Kill points 1-4: ingest at random moments after it starts work (files land one by one).
+    files = sum(1 for p in settings.raw_root.rglob("*") if p.is_file())
+    # Kill points 1-4: ingest after a random number of steps (files land in batches: some
+    # kills fall inside a batch's transaction, some between batches).
     for _ in range(4):
-        killer.kill_after(("ingest",), "ingest...", rng.uniform(0.0, 2.5))
+        killer.kill_at_step(("ingest",), rng.randint(1, files - 1))
         _consistent(settings)
-    # Kill point 5: `mqcap run` somewhere in its ingest or its build.
-    killer.kill_after(("run", "--no-reports"), "ingest...", rng.uniform(1.0, 8.0))
+    # Kill point 5: `mqcap run` somewhere in its ingest or its build (about 300 dbt nodes).
+    killer.kill_at_step(("run", "--no-reports"), rng.randint(1, files + 250))
     _consistent(settings)
     # Everything landed now; landing equals the clean run's (no file twice, none lost).
     finish = subprocess.run(
@@ -176,9 +189,9 @@ def test_sigkill_mid_ingest_and_mid_build_leaves_a_consistent_warehouse(tmp_path
     # but are incomplete); kill point 7: at a random moment of another build.
     assert killer.kill_when_built("marts.dim_run", rng.uniform(0.0, 0.3))
     _consistent(settings)
-    killer.kill_after(("build",), "dbt build...", rng.uniform(2.0, 6.0))
+    killer.kill_at_step(("build",), rng.randint(10, 250))
     _consistent(settings)
-    assert killer.kills >= 5, "most kill points must land while the command is running"
+    assert killer.kills == len(KILL_POINTS), "every kill point lands while the command runs"
 
     # The next run sees that no build completed since files landed, and rebuilds.
     done = subprocess.run(
@@ -201,7 +214,7 @@ def test_sigkill_mid_ingest_and_mid_build_leaves_a_consistent_warehouse(tmp_path
         con.close()
     assert runs == manifests > 0
     # Every mart model is there as a table (none missing after the killed builds).
-    models = {p.stem for p in (PROJECT / "models" / "marts").glob("*.sql")}
+    models = {p.stem for p in (PROJECT / "models" / "marts").iterdir() if p.suffix in (".sql", ".py")}
     assert models and _mart_tables(settings) == models
     # And now it is up to date: the next run has nothing to do.
     again = subprocess.run(

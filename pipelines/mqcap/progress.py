@@ -5,9 +5,12 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from contextlib import AbstractContextManager
+
+from mqcap.errors import UsageError
 
 
 def shorten(text: str, width: int) -> str:
@@ -141,10 +144,27 @@ class RichProgress(Progress):
         self.bar.stop()
 
 
+def plain_every_s(default: float = 5.0) -> float:
+    """Seconds between plain progress lines: ``MQCAP_PROGRESS_EVERY_S`` or ``default``.
+
+    ``0`` writes a line for every step (every file of an ingest), for logs that must show each.
+    """
+    raw = os.environ.get("MQCAP_PROGRESS_EVERY_S", "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise UsageError(f"MQCAP_PROGRESS_EVERY_S must be a number of seconds, not {raw!r}") from None
+    if value < 0:
+        raise UsageError(f"MQCAP_PROGRESS_EVERY_S must be 0 or more, not {raw!r}")
+    return value
+
+
 def make_progress(quiet: bool = False) -> Progress:
     """Rich bar on a terminal, plain lines when piped, nothing when quiet."""
     if quiet:
         return Progress()
     if sys.stderr.isatty():
         return RichProgress()
-    return PlainProgress()
+    return PlainProgress(every_s=plain_every_s())
