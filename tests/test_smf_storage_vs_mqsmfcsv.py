@@ -22,7 +22,6 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from test_smf_golden import comparable, golden_columns, golden_value, ours, placeholder
 
 from mqcap.parsers.smf.binary import PARSER
 from mqcap.parsers.smf.csv_loader import PARSER as CSV_PARSER
@@ -30,6 +29,7 @@ from mqcap.parsers.smf.structures import STRUCTURES
 from mqcap.synth.smf_mq import Ident, record_115, record_115_storage, write_dump
 
 from helpers import parse_file
+from smf_support import compare_fields, golden_columns
 
 REPO = Path(__file__).resolve().parents[1]
 START_1 = datetime(2024, 5, 6, 9, 0, 0)
@@ -217,29 +217,6 @@ def run_mqsmfcsv(exe: Path, dump: Path, out: Path, form: str = "csv") -> dict[st
     return files
 
 
-def compare(table: str, lines: list[list[str]], frame) -> tuple[int, list]:
-    """(fields compared, mismatches) between mq-smf-csv's CSV and our landed frame."""
-    header, body = lines[0], lines[1:]
-    assert frame.height == len(body), f"{table}: {frame.height} rows, mq-smf-csv {len(body)}"
-    columns = golden_columns([h for h in header if h.strip()])
-    missing = [c for c, _, _ in columns if c not in frame.columns]
-    assert not missing, f"mq-smf-csv columns without a landing column: {missing}"
-    compared, bad = 0, []
-    for i, (cells, row) in enumerate(zip(body, frame.iter_rows(named=True), strict=True)):
-        for col, pos, how in columns:
-            g = golden_value(cells, pos, how)
-            mine = ours(row[col])
-            if mine is None:
-                ok = placeholder(g)
-            else:
-                mine, g = comparable(col, mine, g)
-                ok = mine == g
-            compared += 1
-            if not ok:
-                bad.append((i + 2, col, mine, g))
-    return compared, bad
-
-
 @pytest.mark.parametrize("mq10", [True, False], ids=["mq10-header", "short-header"])
 def test_storage_records_agree_with_mq_smf_csv_field_for_field(mqsmfcsv, tmp_path, mq10):
     dump = storage_dump(tmp_path / "storage.dat", mq10=mq10)
@@ -247,7 +224,7 @@ def test_storage_records_agree_with_mq_smf_csv_field_for_field(mqsmfcsv, tmp_pat
     parsed = parse_file(PARSER, dump)
     assert set(golden) == {"smf_qlst", "smf_qsph", "smf_qsgm", "smf_qsrs"}
     for table, lines in golden.items():
-        compared, bad = compare(table, lines, parsed[table])
+        compared, bad = compare_fields(lines[0], lines[1:], parsed[table])
         assert not bad, f"{table}: {len(bad)} mismatches, first: {bad[:5]}"
         header = lines[0]
         # Every printed field was compared (one 'Time' column goes with 'Date').

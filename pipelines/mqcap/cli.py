@@ -358,6 +358,17 @@ def demo(ctx: click.Context) -> None:
     _print_run(s, result, docs)
 
 
+# `sql` and `shell` read while a pipeline step may hold the warehouse: how long they wait.
+_WAIT_OPTION = click.option(
+    "--wait",
+    "wait_s",
+    type=float,
+    default=30.0,
+    show_default=True,
+    help="Seconds to wait while a pipeline step holds the warehouse.",
+)
+
+
 def _result_options(max_rows: int):
     """--format, -o and --max-rows: how `sql` and `compare` give their rows."""
 
@@ -412,14 +423,7 @@ def _emit(frame, fmt: str, output: Path | None, table_text: str, rows: int) -> N
     "-f", "--file", "sql_file", type=click.Path(exists=True, dir_okay=False, path_type=Path)
 )
 @_result_options(max_rows=100)
-@click.option(
-    "--wait",
-    "wait_s",
-    type=float,
-    default=30.0,
-    show_default=True,
-    help="Seconds to wait while a pipeline step holds the warehouse.",
-)
+@_WAIT_OPTION
 @click.pass_context
 def sql(
     ctx: click.Context,
@@ -535,14 +539,7 @@ def compare(
 
 @main.command()
 @click.option("--max-rows", type=int, default=100, show_default=True, help="Rows shown per result.")
-@click.option(
-    "--wait",
-    "wait_s",
-    type=float,
-    default=30.0,
-    show_default=True,
-    help="Seconds to wait while a pipeline step holds the warehouse.",
-)
+@_WAIT_OPTION
 @click.pass_context
 def shell(ctx: click.Context, max_rows: int, wait_s: float) -> None:
     """Interactive read-only SQL on the warehouse (same sandbox as `mqcap sql`).
