@@ -80,6 +80,17 @@ class Killer:
             start_new_session=True,
         )
 
+    def complete(self, *args: str) -> subprocess.CompletedProcess:
+        """Run a command to its end (no kill); its output is captured."""
+        return subprocess.run(
+            [sys.executable, "-m", "mqcap.cli", *args],
+            env=self.env,
+            cwd=PROJECT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
     def kill(self, proc: subprocess.Popen) -> bool:
         """SIGKILL the command and its children; True when it was still running."""
         alive = proc.poll() is None
@@ -180,9 +191,7 @@ def test_sigkill_mid_ingest_and_mid_build_leaves_a_consistent_warehouse(tmp_path
     killer.kill_at_step(("run", "--no-reports"), rng.randint(1, files + 250))
     _consistent(settings)
     # Everything landed now; landing equals the clean run's (no file twice, none lost).
-    finish = subprocess.run(
-        [sys.executable, "-m", "mqcap.cli", "ingest"], env=killer.env, cwd=PROJECT, check=False
-    )
+    finish = killer.complete("ingest")
     assert finish.returncode == 0
     assert landing_fingerprint(settings.warehouse) == reference
     # Kill point 6: the build dies right after marts.dim_run is written (marts that exist
@@ -194,14 +203,7 @@ def test_sigkill_mid_ingest_and_mid_build_leaves_a_consistent_warehouse(tmp_path
     assert killer.kills == len(KILL_POINTS), "every kill point lands while the command runs"
 
     # The next run sees that no build completed since files landed, and rebuilds.
-    done = subprocess.run(
-        [sys.executable, "-m", "mqcap.cli", "run", "--no-reports"],
-        env=killer.env,
-        cwd=PROJECT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = killer.complete("run", "--no-reports")
     assert "nothing new" not in done.stdout
     assert "dbt build:" in done.stdout, done.stdout + done.stderr
     assert landing_fingerprint(settings.warehouse) == reference
@@ -214,17 +216,12 @@ def test_sigkill_mid_ingest_and_mid_build_leaves_a_consistent_warehouse(tmp_path
         con.close()
     assert runs == manifests > 0
     # Every mart model is there as a table (none missing after the killed builds).
-    models = {p.stem for p in (PROJECT / "models" / "marts").iterdir() if p.suffix in (".sql", ".py")}
+    models = {
+        p.stem for p in (PROJECT / "models" / "marts").iterdir() if p.suffix in (".sql", ".py")
+    }
     assert models and _mart_tables(settings) == models
     # And now it is up to date: the next run has nothing to do.
-    again = subprocess.run(
-        [sys.executable, "-m", "mqcap.cli", "run", "--no-reports"],
-        env=killer.env,
-        cwd=PROJECT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    again = killer.complete("run", "--no-reports")
     assert "nothing new" in again.stdout, again.stdout + again.stderr
     # The figure for the README (`pytest -rP tests/test_reliability_crash.py` shows it).
     rows = sum(n for table, (n, _) in reference.items() if not table.startswith("meta."))
