@@ -357,7 +357,7 @@ def test_deleting_the_first_copy_makes_the_next_copy_count(worlds, tmp_path):
             "where source_file like '%TESTCHL.dat' order by 1"
         ).fetchall()
         still = con.execute(
-            "select distinct first_source_file from staging.stg_meta__record_copies "
+            "select distinct first_source_file from intermediate.int_record_copies "
             "where source_table like 'smf_w%'"
         ).fetchall()
     finally:

@@ -9,7 +9,7 @@ from mqcap.duplicates import identity_columns, identity_tables
 from helpers import PROJECT
 
 MODELS = PROJECT / "models"
-COPIES = (MODELS / "staging" / "meta" / "stg_meta__record_copies.sql").read_text()
+COPIES = (MODELS / "intermediate" / "int_record_copies.sql").read_text()
 
 
 def _models_reading(table: str) -> list[tuple[str, str]]:

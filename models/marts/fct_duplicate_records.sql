@@ -1,7 +1,7 @@
 -- One row per record copy that does not count: the later copy's file and position, the first
 -- copy's file and position, and the run folders of both (NULL outside run folders).
 with copies as (
-    select * from {{ ref('stg_meta__record_copies') }}
+    select * from {{ ref('int_record_copies') }}
 ),
 
 files as (

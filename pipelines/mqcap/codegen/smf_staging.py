@@ -1,7 +1,7 @@
 """The dbt staging models of the SMF landing tables, from the field tables.
 
 One view per structure a model reads (``STAGED``), ``models/staging/smf/stg_smf__<structure>.sql``,
-plus the models YAML and the sources YAML of every SMF landing table (``stg_meta__record_copies``
+plus the models YAML and the sources YAML of every SMF landing table (``int_record_copies``
 and incremental builds read them all). The SQL is generated (WQ alone has ~460 columns) so it cannot drift from the
 field tables; written by ``python -m mqcap.codegen`` (``tests/test_codegen.py`` fails when a
 committed file is out of date).
