@@ -7,12 +7,7 @@
     cast(file_id as {{ dbt.type_string() }}) || '-'
     || cast(coalesce(source_record, source_line) as {{ dbt.type_string() }}) || '-'
     || cast(source_item as {{ dbt.type_string() }}) as smf_row_key,
-    file_id,
-    source_file,
-    source_offset,
-    source_record,
-    source_line,
-    source_item,
+    {{ lineage_columns() }},
     smf_type,
     smf_subtype,
     record_time_local,

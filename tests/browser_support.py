@@ -21,10 +21,18 @@ class PageRun:
     requests: list[str]
 
 
-def _chromium() -> str:
+def _chromium(profile: Path) -> list[str]:
+    """Headless Chromium as the house runs it (no sandbox, GPU or background network)."""
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     assert found, "headless Chromium is needed: apt-get install -y chromium"
-    return found
+    return [
+        found,
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        f"--user-data-dir={profile}",
+    ]
 
 
 def load_page(page: Path, work: Path, fragment: str = "") -> PageRun:
@@ -39,12 +47,7 @@ def load_page(page: Path, work: Path, fragment: str = "") -> PageRun:
     netlog = work / "netlog.json"
     proc = subprocess.run(
         [
-            _chromium(),
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            f"--user-data-dir={work / 'profile'}",
+            *_chromium(work / "profile"),
             "--enable-logging=stderr",
             "--v=0",
             f"--log-net-log={netlog}",
@@ -152,12 +155,7 @@ def past_right_edge(page: Path, work: Path, width: int = 1300) -> list[str]:
     probe.write_text(page.read_text(encoding="utf-8").replace("</body>", _OVERFLOW_PROBE))
     proc = subprocess.run(
         [
-            _chromium(),
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            f"--user-data-dir={work / 'profile-probe'}",
+            *_chromium(work / "profile-probe"),
             f"--window-size={width},2000",
             "--virtual-time-budget=15000",
             "--dump-dom",

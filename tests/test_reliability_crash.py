@@ -380,14 +380,7 @@ def test_seeded_kill_chain_over_every_phase_ends_equal_to_a_clean_run(tmp_path):
 
     clean = _settings(tmp_path / "clean")
     shutil.copytree(source, clean.raw_root / "attls")
-    ref = subprocess.run(
-        [sys.executable, "-m", "mqcap.cli", "-q", "run", "--no-reports"],
-        env=Killer(clean, rng).env,
-        cwd=PROJECT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    ref = Killer(clean, rng).complete("-q", "run", "--no-reports")
     assert ref.returncode == 0, ref.stdout + ref.stderr
     reference = warehouse_fingerprint(clean.warehouse)
 
@@ -430,14 +423,7 @@ def test_seeded_kill_chain_over_every_phase_ends_equal_to_a_clean_run(tmp_path):
     chain_s = time.monotonic() - started
 
     # Runs until one completes (a kill may have left several steps owed, all done at once).
-    final = subprocess.run(
-        [sys.executable, "-m", "mqcap.cli", "run", "--format", "html"],
-        env=killer.env,
-        cwd=PROJECT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    final = killer.complete("run", "--format", "html")
     assert final.returncode == 0, final.stdout + final.stderr
     assert warehouse_fingerprint(settings.warehouse) == reference
     assert ledger_landing_disagreements(settings.warehouse) == []
@@ -445,14 +431,7 @@ def test_seeded_kill_chain_over_every_phase_ends_equal_to_a_clean_run(tmp_path):
     assert 'href="attls.html"' in (settings.reports_out / "index.html").read_text()
     # No work folder of a killed render is left behind.
     assert [p.name for p in settings.reports_out.glob(".*render*")] == []
-    again = subprocess.run(
-        [sys.executable, "-m", "mqcap.cli", "run", "--format", "html"],
-        env=killer.env,
-        cwd=PROJECT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    again = killer.complete("run", "--format", "html")
     assert again.returncode == 0 and "nothing new: warehouse and reports are up to date" in (
         again.stdout
     ), again.stdout + again.stderr

@@ -13,12 +13,7 @@ select
         "cast(file_id as " ~ dbt.type_string() ~ ")", "'/'",
         source_position()
     ]) }} as ascpu_interval_key,
-    file_id,
-    source_file,
-    source_line,
-    source_offset,
-    source_record,
-    source_item,
+    {{ lineage_columns() }},
     cpu_source,
     system_id,
     upper(trim(jobname)) as jobname,

@@ -6,12 +6,7 @@ with source as (
 
 renamed as (
     select
-        file_id,
-        source_file,
-        source_line,
-        source_offset,
-        source_record,
-        source_item,
+        {{ lineage_columns() }},
         sysplex,
         zos_level,
         interval_start,
