@@ -50,7 +50,7 @@ COVERAGE_FLOOR = 80
 KILL_CHAIN ?= $(if $(CI),100,10)
 
 unit: dev browser
-	MQCAP_KILL_CHAIN=$(KILL_CHAIN) $(BIN)/python -m pytest -n 2 --dist loadgroup \
+	MQCAP_KILL_CHAIN=$(KILL_CHAIN) $(BIN)/python -m pytest -n 2 --dist loadgroup --durations=15 \
 	  --cov --cov-report=term --cov-fail-under=$(COVERAGE_FLOOR)
 
 test: lint unit
