@@ -50,8 +50,9 @@ def test_missing_marts_read_as_empty_frames_not_errors(bare_wh):
         q.run_files("appliance"),
     ):
         assert frame.empty
-    # Without dim_configuration the baseline's configuration comes first.
-    assert q.configurations("appliance") == ["feature_off"]
+    # Without dim_configuration no order is decided here: the runs keep the order they have.
+    assert q.configurations("appliance") == []
+    assert list(q.runs("appliance")["configuration"].cat.categories) == ["feature_off"]
 
 
 def test_a_query_on_a_present_table_still_raises_on_a_real_error(sweep_wh):
@@ -259,8 +260,19 @@ def _small_frames() -> dict[str, pd.DataFrame]:
             "max_x": 4096.0,
         }
     )
+    # dim_configuration's order without a study file: by first run (plain 10:00, ams 11:00).
+    configurations = pd.DataFrame(
+        {
+            "study": "stream",
+            "configuration": ["plain", "ams"],
+            "display_name": ["plain", "ams"],
+            "sort_order": [1, 2],
+            "is_baseline": [True, False],
+        }
+    )
     return {
         "dim_run": runs,
+        "dim_configuration": configurations,
         "fct_fit": fits,
         "fct_chinit_task_profile": profile,
         "fct_rate_target": targets,

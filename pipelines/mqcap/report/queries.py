@@ -155,22 +155,14 @@ def runs(study: str) -> pd.DataFrame:
 
 
 def configurations(study: str) -> list[str]:
-    """Configuration names in the study's order, as the report shows them.
-
-    dim_configuration (from study.yaml) gives order and display names where it is built;
-    otherwise the configurations of baseline runs come first, then by first appearance.
+    """Configuration display names in the study's order (dim_configuration.sort_order: the
+    study file's order, else the order of the configurations' first runs).
 
     Example:
         configurations("attls")  # ['MQ + System SSL', 'MQ, no TLS', 'MQ + AT-TLS']
     """
     named = configuration_names(study)
-    df = _mart("dim_run", study, "run_id")
-    base = df[df["is_baseline"]]["configuration"].tolist() if not df.empty else []
-    rest = df["configuration"].tolist() if not df.empty else []
-    if not named.empty:
-        base, rest = named["configuration"].tolist(), base + rest
-    names = display_names(study)
-    return list(dict.fromkeys(names.get(str(c), str(c)) for c in base + rest))
+    return [] if named.empty else list(dict.fromkeys(named["display_name"].astype(str)))
 
 
 def display_names(study: str) -> dict[str, str]:
