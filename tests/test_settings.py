@@ -4,6 +4,9 @@ after any command; outputs in a folder beside the warehouse; the project root is
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import duckdb
 import pytest
 from click.testing import CliRunner
@@ -126,3 +129,33 @@ def test_global_options_before_or_after_the_command_relative_to_the_current_fold
     assert ask(*query, "--warehouse", "../one.duckdb") == "v\n1\n"
     status = runner.invoke(main, ["status", "--warehouse", "two.duckdb", "-q"])
     assert f"warehouse: {tmp_path / 'sub' / 'two.duckdb'}" in status.output
+
+
+def test_numpy_import_in_dbt_leaves_the_environment_alone(tmp_path):
+    """dbt runs Python models (which import numpy) on one thread while another reads the
+    environment: numpy's import must not delete variables under it (KeyError
+    'OPENBLAS_MAIN_FREE' failed a dbt build once)."""
+    s = Settings.load(warehouse=tmp_path / "a.duckdb", raw=tmp_path / "raw", project_root=PROJECT)
+    probe = (
+        "import os\n"
+        "deleted = []\n"
+        "cls = type(os.environ)\n"
+        "orig = cls.__delitem__\n"
+        "def spy(self, key):\n"
+        "    deleted.append(key)\n"
+        "    orig(self, key)\n"
+        "cls.__delitem__ = spy\n"
+        "import numpy\n"
+        "print(deleted)\n"
+    )
+    env = s.dbt_env
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]"
+    # Without those two variables set, the same import deletes them (what the fix prevents).
+    bare = {k: v for k, v in env.items() if not k.endswith("BLAS_MAIN_FREE")}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=bare, capture_output=True, text=True, check=True
+    )
+    assert "OPENBLAS_MAIN_FREE" in done.stdout
