@@ -8,12 +8,8 @@ with source as (
 select
     -- key, lineage and the SMF / MQ header: macros/smf_header_columns.sql
     {{ smf_header_columns() }},
-    task_number,
-    task_index,
-    request_count,
-    task_cpu_time_us,
-    task_elapsed_time_us,
-    task_wait_time_us,
+    -- the fields every channel-initiator task shares: macros/chinit_task_columns.sql
+    {{ chinit_task_columns() }},
     max_dns_request_time_utc,
     max_dns_request_duration_us
 from source

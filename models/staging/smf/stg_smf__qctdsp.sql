@@ -8,11 +8,7 @@ with source as (
 select
     -- key, lineage and the SMF / MQ header: macros/smf_header_columns.sql
     {{ smf_header_columns() }},
-    task_number,
-    task_index,
-    request_count,
-    task_cpu_time_us,
-    task_elapsed_time_us,
-    task_wait_time_us,
+    -- the fields every channel-initiator task shares: macros/chinit_task_columns.sql
+    {{ chinit_task_columns() }},
     task_channel_count
 from source

@@ -42,6 +42,18 @@ UNIT_US = {
 }
 
 
+# The leading fields of the four channel-initiator task structures (QCTDSP, QCTADP, QCTSSL,
+# QCTDNS): one macro (macros/chinit_task_columns.sql) lists them for the four models.
+TASK_COLUMNS = (
+    "task_number",
+    "task_index",
+    "request_count",
+    "task_cpu_time_us",
+    "task_elapsed_time_us",
+    "task_wait_time_us",
+)
+
+
 def _expr(s: Structure, f: F) -> str:
     col = f.column
     name = f"{col}_us" if col in UNIT_US.get(s.name, ()) else RESERVED.get(col, col)
@@ -64,7 +76,14 @@ def render_sql(s: Structure) -> str:
         "    -- key, lineage and the SMF / MQ header: macros/smf_header_columns.sql",
         "    {{ smf_header_columns() }},",
     ]
-    body = [f"    {_expr(s, f)}" for f in s.fields]
+    exprs = [_expr(s, f) for f in s.fields]
+    if tuple(exprs[: len(TASK_COLUMNS)]) == TASK_COLUMNS:
+        exprs = [
+            "-- the fields every channel-initiator task shares: macros/chinit_task_columns.sql\n"
+            "    {{ chinit_task_columns() }}",
+            *exprs[len(TASK_COLUMNS) :],
+        ]
+    body = [f"    {e}" for e in exprs]
     lines += [b + "," for b in body[:-1]] + [body[-1], "from source", ""]
     return "\n".join(lines)
 
