@@ -4,6 +4,7 @@ executed by a Jupyter kernel and written as HTML and PDF."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from pypdf import PdfReader
@@ -44,7 +45,20 @@ def test_sample_study_runs_end_to_end_and_incrementally(settings, sample_study):
     assert "956,592" in html  # the table, formatted with units
     assert '<script src="http' not in html
     assert len(PdfReader(paths["pdf"]).pages) >= 2
-    assert (settings.reports_out / "index.html").exists()
+    # The overview row of the study, as dim_study gives it: 10 runs of 2 configurations,
+    # request/reply from 2 KB to 1 MB, from 10:00 to 11:35 local time.
+    overview = re.sub(r"<[^>]+>", "|", (settings.reports_out / "index.html").read_text())
+    cells = [c.strip() for c in overview.split("|") if c.strip()]
+    at = cells.index("attls", cells.index("Last run ends (local time)"))
+    assert cells[at : at + 7] == [
+        "attls",
+        "10",
+        "2",
+        "request_reply",
+        "2 KB – 1 MB",
+        "2021-06-01 10:00",
+        "2021-06-01 11:35",
+    ]
 
     # Nothing new: no build, no render, and it says so.
     again = run(settings)

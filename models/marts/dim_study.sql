@@ -35,6 +35,9 @@ by_study as (
         string_agg(distinct platform, ', ' order by platform) as platforms,
         string_agg(distinct hardware_model, ', ' order by hardware_model) as hardware_models,
         string_agg(distinct scenario, ', ' order by scenario) as scenarios,
+        string_agg(distinct workload_type, ', ' order by workload_type) as workload_types,
+        min(message_bytes) as min_message_bytes,
+        max(message_bytes) as max_message_bytes,
         min(interval_start) as first_run_start_local,
         max(interval_end) as last_run_end_local
     from runs
@@ -132,6 +135,9 @@ select
     by_study.platforms,
     by_study.hardware_models,
     by_study.scenarios,
+    by_study.workload_types,
+    by_study.min_message_bytes,
+    by_study.max_message_bytes,
     by_study.run_count,
     by_study.configuration_count,
     summaries.run_summary,

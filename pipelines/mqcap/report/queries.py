@@ -88,44 +88,24 @@ def has_table(schema: str, name: str) -> bool:
 
 
 def studies() -> pd.DataFrame:
-    """One row per study: runs, configurations, workload types, message sizes, first and last
-    measured time (local time of the measured system), platforms and, where dim_study is
-    built, its ``run_summary`` (what the runs are, by the dimensions that vary).
-
-    dim_study's counts and local times are used where it is built (its configuration count is
-    the distinct configurations of study.yaml or the manifests); otherwise dim_run's.
+    """One row per study (dim_study): title, runs, configurations, workload types, message
+    sizes, first and last measured time (local time of the measured system), platforms and
+    ``run_summary`` (what the runs are, by the dimensions that vary).
 
     Example:
         studies()[["study", "runs", "configurations"]]
     """
-    df = _query(
-        """select study,
-                  count(*) as runs,
-                  count(distinct configuration) as configurations,
-                  string_agg(distinct workload_type, ', ' order by workload_type) as workloads,
-                  min(message_bytes) as min_message_bytes,
-                  max(message_bytes) as max_message_bytes,
-                  min(interval_start) as first_interval,
-                  max(interval_end) as last_interval
-           from marts.dim_run group by study order by study"""
+    return _query(
+        """select study, title,
+                  run_count as runs,
+                  configuration_count as configurations,
+                  workload_types as workloads,
+                  min_message_bytes, max_message_bytes,
+                  first_run_start_local as first_interval,
+                  last_run_end_local as last_interval,
+                  platforms, run_summary
+           from marts.dim_study order by study"""
     )
-    info = _mart("dim_study")
-    if df.empty or info.empty:
-        return df
-    info = info.set_index("study")
-    for column, source in (
-        ("runs", "run_count"),
-        ("configurations", "configuration_count"),
-        ("first_interval", "first_run_start_local"),
-        ("last_interval", "last_run_end_local"),
-        ("platforms", "platforms"),
-        ("title", "title"),
-        ("run_summary", "run_summary"),
-    ):
-        if source in info:
-            mapped = df["study"].map(info[source])
-            df[column] = mapped.where(mapped.notna(), df[column]) if column in df else mapped
-    return df
 
 
 def headlines() -> pd.DataFrame:
