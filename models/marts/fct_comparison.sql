@@ -1,5 +1,6 @@
 -- One row per variant run x measure x subject: its value against its baseline run's value.
 -- % change = (variant - baseline) / baseline x 100 (docs/domain.md).
+{{ run_keyed_incremental() }}
 with measures as (
     select * from {{ ref('fct_run_measures') }}
 ),
