@@ -155,7 +155,9 @@ def plain_every_s(default: float = 5.0) -> float:
     try:
         value = float(raw)
     except ValueError:
-        raise UsageError(f"MQCAP_PROGRESS_EVERY_S must be a number of seconds, not {raw!r}") from None
+        raise UsageError(
+            f"MQCAP_PROGRESS_EVERY_S must be a number of seconds, not {raw!r}"
+        ) from None
     if value < 0:
         raise UsageError(f"MQCAP_PROGRESS_EVERY_S must be 0 or more, not {raw!r}")
     return value

@@ -37,13 +37,17 @@ SPANS = "meta.build_file_spans"
 
 DDL = f"""
 create table if not exists {SCOPE} (run_key varchar not null);
-create table if not exists {RUNS} (
+create table if not exists {SPANS} (
+    file_id bigint not null, clock varchar, span_start timestamp, span_end timestamp);
+"""
+
+# The snapshot of the last complete build: made by complete(), absent before the first one.
+SNAPSHOT_DDL = f"""
+create or replace table {RUNS} (
     run_key varchar not null, study varchar, baseline_run_key varchar,
     interval_start timestamp, interval_end timestamp,
     interval_start_utc timestamp, interval_end_utc timestamp, row_hash varchar not null);
-create table if not exists {FILE_RUNS} (file_id bigint not null, run_key varchar not null);
-create table if not exists {SPANS} (
-    file_id bigint not null, clock varchar, span_start timestamp, span_end timestamp);
+create or replace table {FILE_RUNS} (file_id bigint not null, run_key varchar not null);
 """
 
 # Staging views whose rows can reach a run by time (macro attribute_to_runs, int_cpu_attributed):
@@ -172,7 +176,9 @@ def compute_scope(con: duckdb.DuckDBPyConnection, state: PipelineState) -> Scope
     full, delta = state.build_delta()
     if full:
         return Scope(True, reason="no complete build of this dbt project on record")
-    if not _views_exist(con) or not _table_exists(con, "meta", "build_runs"):
+    if not _views_exist(con) or not all(
+        _table_exists(con, "meta", t) for t in ("build_runs", "build_file_runs")
+    ):
         return Scope(True, reason="no snapshot of the last complete build")
     ensure_tables(con)
     now_runs = current_runs(con)
@@ -257,14 +263,17 @@ def complete(con: duckdb.DuckDBPyConnection, loaded: list[int]) -> None:
     """After a complete build: snapshot runs, file -> run attribution and the spans of the
     loaded files, and empty ``meta.build_scope`` (one transaction)."""
     ensure_tables(con)
+    if not _views_exist(con):  # nothing to snapshot: the next build is a full one
+        con.execute(f"drop table if exists {RUNS}; drop table if exists {FILE_RUNS}")
+        con.execute(f"delete from {SCOPE}")
+        return
     cache_spans(con, loaded)
     con.begin()
-    con.execute(f"delete from {RUNS}")
+    con.execute(SNAPSHOT_DDL)
     con.execute(
         f"""insert into {RUNS} select {_RUN_COLS}, md5(cast(to_json(r) as varchar))
             from intermediate.int_runs as r"""
     )
-    con.execute(f"delete from {FILE_RUNS}")
     con.execute(f"insert into {FILE_RUNS} {_FILE_RUNS_SQL}")
     con.execute(f"delete from {SPANS} where file_id not in (select unnest(?::bigint[]))", [loaded])
     con.execute(f"delete from {SCOPE}")
