@@ -24,7 +24,8 @@
 {#- `<column> in` the build scope in an incremental build, else true: keeps the model's query
     to the runs recomputed (it must not change those runs' rows, only drop the others). -#}
 {% macro in_build_scope(column='run_key') %}
-    {%- if is_incremental() -%}
+    {#- A unit test has no relation (this): it tests the full query. -#}
+    {%- if this is not none and is_incremental() -%}
         {{ column }} in {{ build_scope_runs() }}
     {%- else -%}
         true
