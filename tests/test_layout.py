@@ -55,7 +55,9 @@ def _models_reached_from(landing_table: str) -> set[str]:
 
 
 def test_every_format_feeds_a_mart_or_says_why_not():
-    marts = {p.stem for p in (PROJECT / "models" / "marts").iterdir() if p.suffix in (".sql", ".py")}
+    marts = {
+        p.stem for p in (PROJECT / "models" / "marts").iterdir() if p.suffix in (".sql", ".py")
+    }
     feeding = {
         p.kind: {m for t in p.tables for m in _models_reached_from(t.name)} & marts
         for p in all_parsers()

@@ -214,7 +214,9 @@ def test_sigkill_mid_ingest_and_mid_build_leaves_a_consistent_warehouse(tmp_path
         con.close()
     assert runs == manifests > 0
     # Every mart model is there as a table (none missing after the killed builds).
-    models = {p.stem for p in (PROJECT / "models" / "marts").iterdir() if p.suffix in (".sql", ".py")}
+    models = {
+        p.stem for p in (PROJECT / "models" / "marts").iterdir() if p.suffix in (".sql", ".py")
+    }
     assert models and _mart_tables(settings) == models
     # And now it is up to date: the next run has nothing to do.
     again = subprocess.run(

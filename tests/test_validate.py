@@ -359,7 +359,9 @@ def test_every_landing_table_and_report_mart_has_a_suite():
     # The report reads the issue-15 contract marts where they are built and says "not
     # measured" where not: a mart needs its suite as soon as models/marts builds it.
     built = {
-        f"marts.{p.stem}" for p in (PROJECT / "models" / "marts").iterdir() if p.suffix in (".sql", ".py")
+        f"marts.{p.stem}"
+        for p in (PROJECT / "models" / "marts").iterdir()
+        if p.suffix in (".sql", ".py")
     }
     asked = {f"marts.{t}" for t in ("fct_cpu_source_agreement", "fct_netstat_summary")}
     assert sorted((landing | (read & built) | asked) - set(SUITES)) == []
