@@ -114,7 +114,7 @@ def test_incremental_build_equals_full_build_after_each_change(
 
     # 2: a file deleted; a run renamed in its run.yaml (its files are re-attributed); a
     # baseline run's results changed (the runs compared with it change too).
-    (raw / "streaming" / "tls12-64k" / "rmf_workload.txt").unlink()
+    (raw / "streaming" / "tls12-1m" / "rmf_workload.txt").unlink()
     manifest = raw / "streaming" / "tls13-64k" / "run.yaml"
     manifest.write_text(manifest.read_text().replace("run: tls13-64k", "run: tls13-64k-b"))
     baseline = raw / "streaming" / "notls-64k" / "results.csv"
