@@ -1,6 +1,7 @@
 -- One row per run x address-space role: CPU seconds in the run's interval, transactions, and
 -- CPU microseconds per transaction. Where several sources have CPU for a run and role, the
 -- preferred one is used (RMF WORKLOAD ACTIVITY report class, then SMF 30, then CSV) and named.
+{{ run_keyed_incremental() }}
 with attributed as (
     select * from {{ ref('int_cpu_attributed') }}
 ),

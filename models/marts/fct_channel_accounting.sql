@@ -1,5 +1,6 @@
 -- One row per run x channel, from SMF 116.10 (QCST): messages, batches, achieved batch size
 -- (messages / batches), bytes, NETTIME average (batch-weighted) / min / max microseconds.
+{{ run_keyed_incremental() }}
 with records as (
     select * from {{ ref('int_smf_channel_accounting') }}
 ),

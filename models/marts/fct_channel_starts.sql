@@ -1,5 +1,6 @@
 -- One row per run that started (or stopped) channels: channels, rate, time per channel
 -- (1,000,000 / rate, microseconds) and CHIN / TCPIP CPU microseconds per channel.
+{{ run_keyed_incremental() }}
 with runs as (
     select * from {{ ref('int_runs') }}
     where workload_type in ('channel_start', 'channel_stop')

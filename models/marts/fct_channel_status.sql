@@ -1,5 +1,6 @@
 -- One row per run x channel from DISPLAY CHSTATUS snapshots: how many snapshots, and the
 -- p50 / p95 / max of NETTIME, XQTIME (microseconds) and XBATCHSZ, short- and long-term.
+{{ run_keyed_incremental() }}
 with snapshots as (
     select * from {{ ref('int_channel_status_snapshots') }}
 ),

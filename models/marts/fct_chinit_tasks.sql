@@ -1,6 +1,7 @@
 -- One row per run x channel-initiator task type (dispatcher, adapter, SSL, DNS), from SMF
 -- 115/231 class 4 statistics: requests and CPU / elapsed / wait microseconds per request, busy %.
 -- Wait per request = average elapsed - average CPU (docs/domain.md).
+{{ run_keyed_incremental() }}
 with tasks as (
     select * from {{ ref('int_smf_chinit_tasks') }}
 ),

@@ -3,6 +3,7 @@
 -- fct_address_space_cost (MSTR, CHIN, TCPIP, AMSM, APP, OTHER), 'MQ' = MSTR + CHIN (the queue
 -- manager's subtotal, present when the run has either) and 'TOTAL' (all roles measured).
 -- delta = run - baseline; pct_change = delta / baseline x 100.
+{{ run_keyed_incremental() }}
 with cost as (
     select * from {{ ref('fct_address_space_cost') }}
 ),

@@ -1,5 +1,6 @@
 -- One row per run x role x CPU source, where a run has CPU from more than one source: how far
 -- each source is from the one fct_address_space_cost uses (a GX check bounds the ratio).
+{{ run_keyed_incremental() }}
 with attributed as (
     select
         run_key,

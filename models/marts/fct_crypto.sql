@@ -2,6 +2,7 @@
 -- per operation (ms), utilisation %, and the effective crypto microseconds per transaction
 -- = util x interval / transactions (docs/domain.md). Several RMF intervals in a run are combined
 -- weighted by interval length (rate, util) and by operations (execution time).
+{{ run_keyed_incremental() }}
 with cards as (
     select * from {{ ref('int_crypto_intervals') }}
 ),

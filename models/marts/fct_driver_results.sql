@@ -1,4 +1,5 @@
 -- One row per run measured by a load driver: achieved rate, round trip, target rate, threads.
+{{ run_keyed_incremental() }}
 with results as (
     select * from {{ ref('int_driver_results_attributed') }}
 ),

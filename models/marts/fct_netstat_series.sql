@@ -1,5 +1,6 @@
 -- One row per run x connection x poll of NETSTAT ALL: congestion window, slow start threshold,
 -- send/receive data queued (bytes), smooth trip time and variance (milliseconds).
+{{ run_keyed_incremental() }}
 with polls as (
     select * from {{ ref('int_netstat_polls') }}
 ),

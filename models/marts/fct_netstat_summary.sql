@@ -1,5 +1,6 @@
 -- One row per run x connection: mean and p95 of the NETSTAT series, and how often the
 -- congestion window dropped between consecutive polls (a sign of congestion resets).
+{{ run_keyed_incremental() }}
 with series as (
     select
         *,

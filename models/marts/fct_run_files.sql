@@ -1,4 +1,5 @@
 -- One row per run and raw file it was measured with: the trace from a report back to raw data.
+{{ run_keyed_incremental() }}
 with files as (
     select * from {{ ref('stg_meta__files') }}
 ),

@@ -1,5 +1,6 @@
 -- One row per run x measure x subject: every number a report compares, in one long table.
 -- subject is the address-space role for per-role measures, 'RUN' for run-level ones.
+{{ run_keyed_incremental() }}
 with driver as (
     select * from {{ ref('fct_driver_results') }}
 ),

@@ -3,6 +3,7 @@
 -- and peak of the printed byte rates. When the run has an interval only the samples inside it
 -- count (a monitor started before the run and stopped after it); without one, every sample of
 -- the run folder counts.
+{{ run_keyed_incremental() }}
 with samples as (
     select * from {{ ref('int_tcpipmon_samples') }}
 ),

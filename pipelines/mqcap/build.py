@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mqcap import scope as build_scope
 from mqcap import warehouse
 from mqcap.errors import DataError, WarehouseBusyError
 from mqcap.ledger.steps import pipeline_state, record_step
@@ -27,6 +28,7 @@ class BuildResult:
     command: list[str]
     returncode: int
     counts: dict[str, int] = field(default_factory=dict)  # status -> nodes
+    scope: str = ""  # what the run-keyed marts recomputed (full, or how many runs)
     failures: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0
     log_tail: str = ""
@@ -38,7 +40,8 @@ class BuildResult:
 
     def summary(self) -> str:
         parts = ", ".join(f"{n} {s}" for s, n in sorted(self.counts.items()))
-        return f"dbt build: {parts or 'nothing run'} in {self.elapsed_s:.1f}s"
+        scope = f"; {self.scope}" if self.scope else ""
+        return f"dbt build: {parts or 'nothing run'} in {self.elapsed_s:.1f}s{scope}"
 
 
 def dbt_executable() -> list[str]:
@@ -139,6 +142,7 @@ def build(
     progress: Progress | None = None,
     docs: bool = False,
     complete: bool = False,
+    full: bool = False,
 ) -> BuildResult:
     """``dbt build`` (models + tests), optionally limited by dbt selectors; raises on failure.
 
@@ -147,25 +151,50 @@ def build(
     recorded in the step ledger (running, then done or failed, with the file ids it covered);
     any failed build is recorded, so ``mqcap status`` shows it and the next run rebuilds.
 
+    A complete build is incremental when it can be (``mqcap.scope``): the run-keyed marts
+    recompute only the runs touched since the last complete build, and the dbt unit tests
+    (which depend on the models' code only, unchanged since then) are not run again.
+    ``full``: rebuild every mart whole (also what happens with no complete build on record, or
+    after a change of the dbt project's files).
+
     Example:
         result = build(Settings.load())
         print(result.summary())
     """
     progress = progress or Progress()
-    full = complete or not select
+    whole = complete or not select
+    incremental = False
+    scope_note = ""
     # Landing tables must exist before dbt resolves sources, even for formats never dropped.
     with warehouse.connect(settings.warehouse, on_wait=progress.log) as con:
         warehouse.ensure_schema(con)
         state = pipeline_state(settings, con)
         covered, inputs = sorted(state.loaded), state.build_inputs()
-        if full:
+        if whole:
             record_step(con, "build", "running", inputs=inputs, covered=covered)
+            scope = (
+                build_scope.Scope(True, reason="asked for")
+                if full
+                else build_scope.compute_scope(con, state)
+            )
+            if not scope.full:
+                # Before dbt runs, and kept until a build completes (a killed build's runs stay).
+                runs = build_scope.begin(con, scope)
+                incremental = True
+                scope_note = (
+                    f"{len(runs)} run(s) recomputed ({scope.changed_files} file(s) changed)"
+                )
+            else:
+                scope_note = scope.describe()
     args = ["build"]
     if select:
         args += ["--select", *select]
+    if incremental:
+        args += ["--vars", "{mqcap_incremental: true}", "--exclude", "test_type:unit"]
     progress.start("dbt build", total=None, unit="nodes")
     proc = _dbt_waiting(settings, args, progress)
     result = _read_results(settings, proc)
+    result.scope = scope_note
     if docs and result.ok:
         result.docs = write_dbt_docs(settings, progress)
     with warehouse.connect(settings.warehouse, on_wait=progress.log) as con:
@@ -173,7 +202,8 @@ def build(
             line = _failure_line(result, settings)
             record_step(con, "build", "failed", inputs=inputs, covered=covered, detail=line)
             raise DataError(f"dbt build failed: {line}")
-        if full:
+        if whole:
+            build_scope.complete(con, covered)
             record_step(con, "build", "done", inputs=inputs, covered=covered)
     return result
 

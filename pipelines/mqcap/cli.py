@@ -167,8 +167,14 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], jobs: int | None) -> Non
     help="Also write the dbt docs (models, columns, lineage) as one offline HTML file "
     "beside the reports (dbt-docs.html).",
 )
+@click.option(
+    "--full",
+    is_flag=True,
+    help="Rebuild every mart whole (default: the run-keyed marts recompute only the runs "
+    "touched since the last complete build).",
+)
 @click.pass_context
-def build(ctx: click.Context, select: tuple[str, ...], docs: bool) -> None:
+def build(ctx: click.Context, select: tuple[str, ...], docs: bool, full: bool) -> None:
     """Build staging -> intermediate -> marts with dbt, and run its tests.
 
     \b
@@ -179,7 +185,7 @@ def build(ctx: click.Context, select: tuple[str, ...], docs: bool) -> None:
 
     s = _settings(ctx)
     with make_progress(s.quiet) as progress:
-        result = do_build(s, list(select) or None, progress, docs=docs)
+        result = do_build(s, list(select) or None, progress, docs=docs, full=full)
     click.echo(result.summary())
     if result.docs:
         click.echo(f"dbt docs: {result.docs}")

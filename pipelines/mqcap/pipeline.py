@@ -181,7 +181,7 @@ def _run(
         result.landing = validate(settings, "landing", pending, progress)
     if force or not state.built():
         select = None if force else build_selection(state, settings)
-        result.build = build(settings, select=select, progress=progress, complete=True)
+        result.build = build(settings, select=select, progress=progress, complete=True, full=force)
     state = _state(settings)
     if force or not state.mart_checked():
         result.marts = validate(settings, "mart", None, progress)

@@ -176,8 +176,10 @@ def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(f"create schema if not exists {LANDING}; create schema if not exists {META};")
     con.execute(LEDGER_DDL)
     from mqcap.ledger.steps import ensure_steps  # the ledger sits above warehouse
+    from mqcap.scope import ensure_tables as ensure_scope_tables
 
     ensure_steps(con)
+    ensure_scope_tables(con)
     existing: dict[str, set[str]] = {}
     for name, col in con.execute(
         "select table_name, column_name from information_schema.columns where table_schema = ?",

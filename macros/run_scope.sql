@@ -1,0 +1,42 @@
+{#-
+    Run-keyed incremental marts (README "Incremental build"). A mart whose grain includes the
+    run calls run_keyed_incremental() at its top. Built with --vars '{mqcap_incremental: true}'
+    (mqcap's incremental build), the rows of the runs listed in meta.build_scope (written by
+    pipelines/mqcap/scope.py before dbt runs) are deleted and those runs' rows of the model's
+    query inserted, in one transaction (strategy run_scope); without that var (a plain
+    `dbt build`, a full build) the table is rebuilt whole. The deletion also covers runs that no
+    longer produce any row (a deleted file, a renamed run).
+    meta.build_scope is mqcap's bookkeeping, not data: it is named here, not through a source,
+    so the models' unit tests need no input for it.
+-#}
+{% macro run_keyed_incremental() %}
+    {{- config(
+        materialized='incremental',
+        incremental_strategy='run_scope',
+        full_refresh=(none if var('mqcap_incremental', false) else true),
+    ) -}}
+{%- endmacro %}
+
+{% macro build_scope_runs() -%}
+    (select build_scope.run_key from meta.build_scope as build_scope)
+{%- endmacro %}
+
+{#- `<column> in` the build scope in an incremental build, else true: keeps the model's query
+    to the runs recomputed (it must not change those runs' rows, only drop the others). -#}
+{% macro in_build_scope(column='run_key') %}
+    {#- A unit test has no relation (this): it tests the full query. -#}
+    {%- if this is not none and is_incremental() -%}
+        {{ column }} in {{ build_scope_runs() }}
+    {%- else -%}
+        true
+    {%- endif -%}
+{%- endmacro %}
+
+{% macro get_incremental_run_scope_sql(arg_dict) %}
+    {%- set target = arg_dict['target_relation'] -%}
+    {%- set columns = arg_dict['dest_columns'] | map(attribute='quoted') | join(', ') -%}
+    delete from {{ target }} where run_key in {{ build_scope_runs() }};
+    insert into {{ target }} ({{ columns }})
+    select {{ columns }} from {{ arg_dict['temp_relation'] }}
+    where run_key in {{ build_scope_runs() }};
+{% endmacro %}
