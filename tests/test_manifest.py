@@ -140,6 +140,32 @@ def test_unknown_baseline_is_set_aside_then_loaded_when_baseline_arrives(setting
     assert report.set_aside == []
 
 
+def test_a_new_run_names_a_baseline_loaded_before_and_settled_manifests_are_not_read(
+    settings, monkeypatch
+):
+    base = settings.raw_root / "keysize" / "rsa2048-tls12"
+    base.mkdir(parents=True)
+    (base / "run.yaml").write_text(GOOD)
+    assert [o.path for o in ingest(settings).landed] == ["keysize/rsa2048-tls12/run.yaml"]
+    read: list[str] = []
+    real = manifest.load
+
+    def counting(ctx):
+        read.append(ctx.source_file)
+        return real(ctx)
+
+    monkeypatch.setattr(manifest, "load", counting)
+    assert ingest(settings).landed == [] and read == []  # nothing new: no YAML read
+    run = settings.raw_root / "keysize" / "rsa4096-tls12"
+    run.mkdir()
+    (run / "run.yaml").write_text(GOOD.replace("run: rsa2048-tls12", "run: rsa4096-tls12"))
+    report = ingest(settings)
+    # The baseline is known from the ledger (its manifest is settled, so not read again); the
+    # new one is read to check it and parsed to land it.
+    assert [o.path for o in report.landed] == ["keysize/rsa4096-tls12/run.yaml"]
+    assert report.set_aside == [] and set(read) == {"keysize/rsa4096-tls12/run.yaml"}
+
+
 def test_same_run_declared_twice_is_set_aside(settings):
     for folder in ("a", "b"):
         d = settings.raw_root / "keysize" / folder

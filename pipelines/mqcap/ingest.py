@@ -210,12 +210,21 @@ class _Ingestor:
         self.pending_rows = 0
         self.prefetch: Prefetcher | None = None
         self.spool: Path | None = None
+        self._resolved_root: Path | None = None
+        self._rels: dict[Path, str] = {}
 
     def _root(self) -> Path:
-        return self.settings.raw_root.resolve()
+        """The raw root, resolved once per ingest (a no-change run names thousands of files)."""
+        if self._resolved_root is None:
+            self._resolved_root = self.settings.raw_root.resolve()
+        return self._resolved_root
 
     def rel(self, path: Path) -> str:
-        return relative_name(self._root(), path)
+        """The stored name of a raw file (computed once per path per ingest)."""
+        name = self._rels.get(path)
+        if name is None:
+            name = self._rels[path] = relative_name(self._root(), path)
+        return name
 
     # -- outcomes that write no rows ---------------------------------------------------------
     def set_aside(
@@ -631,8 +640,8 @@ class _Ingestor:
         return m
 
     def batch_run_ids(self, files: list[Path]) -> dict[str, set[str]]:
-        """Study -> run ids declared by the manifests in this batch (baselines may be among
-        them); each manifest's reading is kept for :meth:`check_manifest`."""
+        """Study -> run ids declared by the manifests among ``files`` (the batch's unsettled
+        files: baselines may be among them); each reading is kept for :meth:`check_manifest`."""
         runs: dict[str, set[str]] = {}
         for p in files:
             if p.name.lower() not in manifest_mod.MANIFEST_NAMES:
@@ -650,7 +659,6 @@ class _Ingestor:
 
     # -- the batch ------------------------------------------------------------------------------
     def run(self, files: list[Path]) -> None:
-        self.batch_runs = self.batch_run_ids(files)
         root = self._root()
         # Files set aside for a reason that can go away are retried (those gone are not files).
         retry = [raw_path(root, p) for p in self.ledger.retry_paths()]
@@ -663,6 +671,10 @@ class _Ingestor:
         # first: they land first) while this process sweeps deletions (the results are checked
         # on use).
         todo = [p for p in manifests + data if not self.settled(p, rels[p])]
+        # Run ids a new manifest may name as its baseline: those of the ledger (loaded runs, see
+        # check_manifest) and those declared by the manifests this batch loads (read here, once):
+        # a manifest the ledger settles is not read at all (a no-change run reads no YAML).
+        self.batch_runs = self.batch_run_ids(todo)
         self.prefetch = Prefetcher(todo, rels, self.settings.jobs, self.spool, self._pool_progress)
         with self.prefetch:
             self.sweep_deleted(files)
