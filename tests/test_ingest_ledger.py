@@ -141,3 +141,44 @@ def test_same_bytes_in_two_run_folders_describe_two_runs(settings, sample_study)
            where l.run_id in ('ssl-chacha-2k', 'attls-chacha-2k') order by 1""",
     )
     assert rows == [("attls-chacha-2k", 2172.0), ("ssl-chacha-2k", 2172.0)]
+
+
+def test_discover_lists_what_a_walk_would_and_orders_as_paths_do(settings, tmp_path):
+    """The scandir walk keeps the rules of the os.walk it replaced: hidden names and folders,
+    symlinks out of the root, folder symlinks, dangling links and fifos are left out; manifests
+    come first, then paths in ``Path`` order (component by component: "a/z" before "a-b")."""
+    from pathlib import Path
+
+    from mqcap.ingest import discover
+
+    raw = settings.raw_root
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.csv").write_text("x\n")
+    files = ["s/a/results.csv", "s/a/run.yaml", "s/a-b/results.csv", "s/a/z/x.txt", "top.txt"]
+    files += ["s/b/RUN.YAML", "s/.hidden/run.yaml", "s/a/.dot.csv"]
+    for rel in files:
+        (raw / rel).parent.mkdir(parents=True, exist_ok=True)
+        (raw / rel).write_text("x\n")
+    os.symlink(raw / "top.txt", raw / "s" / "inside-link.txt")
+    os.symlink(outside / "secret.csv", raw / "s" / "outside-link.csv")
+    os.symlink(outside, raw / "s" / "outside-folder")
+    os.symlink(raw / "s" / "a", raw / "s" / "folder-link")
+    os.symlink(raw / "gone", raw / "s" / "dangling")
+    os.mkfifo(raw / "s" / "fifo")
+
+    got = [p.relative_to(raw.resolve()).as_posix() for p in discover(settings)]
+    assert got == [
+        "s/a/run.yaml",
+        "s/b/RUN.YAML",
+        "s/a/results.csv",
+        "s/a/z/x.txt",
+        "s/a-b/results.csv",
+        "s/inside-link.txt",
+        "top.txt",
+    ]
+    # The same rules for a folder or file named on the command line.
+    assert discover(settings, [raw / "s" / ".hidden"]) == []
+    assert discover(settings, [raw / "s" / "a" / ".dot.csv"]) == []
+    assert [p.name for p in discover(settings, [raw / "s" / "a" / "z"])] == ["x.txt"]
+    assert sorted(discover(settings)) == sorted(Path(raw.resolve(), g) for g in got)

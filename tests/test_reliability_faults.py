@@ -237,8 +237,8 @@ def test_environment_fault_sets_nothing_aside_keeps_the_loaded_version_and_is_re
     else:  # gone after the deletion sweep, between listing and reading
         sweep = ingest_mod._Ingestor.sweep_deleted
 
-        def sweep_then_lose(self, files):
-            sweep(self, files)
+        def sweep_then_lose(self, files, seen):
+            sweep(self, files, seen)
             path.rename(path.with_name(".hidden-" + path.name))
             if fault == "now_a_folder":
                 path.mkdir()

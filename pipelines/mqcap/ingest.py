@@ -128,20 +128,39 @@ class IngestReport:
         return [printable(line) for line in lines]
 
 
-def _walk(folder: Path, unreadable: list[Path] | None) -> Iterable[Path]:
-    """Files under ``folder`` (hidden folders pruned); folders that cannot be listed are noted
-    in ``unreadable`` (their files are neither read nor taken as deleted)."""
+def _walk(folder: Path, root: Path, unreadable: list[Path] | None) -> Iterable[str]:
+    """Files under ``folder`` that are not hidden (``.name``, folders pruned) and, when a
+    symlink, point inside ``root``; folders that cannot be listed are noted in ``unreadable``
+    (their files are neither read nor taken as deleted).
 
-    def note(exc: OSError) -> None:
-        if unreadable is not None and not isinstance(exc, FileNotFoundError):
-            unreadable.append(Path(exc.filename) if exc.filename else folder)
-
-    for dirpath, dirnames, filenames in os.walk(folder, onerror=note):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in filenames:
-            p = Path(dirpath) / name
-            if os.path.isfile(p):
-                yield p
+    ``os.scandir`` answers "file or folder" from the directory listing itself, so a walk over
+    thousands of files makes no system call per file (only symlinks are resolved); the paths
+    stay strings until the batch is sorted (a no-change run over 30,000 files is mostly this).
+    """
+    stack = [str(folder)]
+    while stack:
+        here = stack.pop()
+        try:
+            with os.scandir(here) as it:
+                listing = list(it)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            if unreadable is not None:
+                unreadable.append(Path(exc.filename) if exc.filename else Path(here))
+            continue
+        for entry in listing:
+            if entry.name.startswith("."):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                elif entry.is_file() and (
+                    not entry.is_symlink() or Path(entry.path).resolve().is_relative_to(root)
+                ):
+                    yield entry.path  # (not a socket, fifo, dangling or folder symlink)
+            except OSError:
+                continue
 
 
 def discover(
@@ -157,7 +176,7 @@ def discover(
     """
     root = settings.raw_root.resolve()
     targets = [Path(p) for p in paths] if paths else [root]
-    found: list[Path] = []
+    found: set[str] = set()
     for target in targets:
         full = (target if target.is_absolute() else Path.cwd() / target).resolve()
         if not full.is_relative_to(root):
@@ -167,19 +186,23 @@ def discover(
             )
         if not full.exists():
             raise UsageError(f"{printable(target)} does not exist")
-        candidates = [full] if full.is_file() else _walk(full, unreadable)
-        for p in candidates:
-            rel = p.relative_to(root)
-            if any(part.startswith(".") for part in rel.parts):
-                continue
-            if p.is_symlink() and not p.resolve().is_relative_to(root):
-                continue
-            found.append(p)
-    return sorted(set(found), key=_batch_order)
+        if any(part.startswith(".") for part in full.relative_to(root).parts):
+            continue  # hidden, or under a hidden folder
+        if full.is_file():
+            found.add(str(full))
+        else:
+            found.update(_walk(full, root, unreadable))
+    return [Path(p) for p in sorted(found, key=_order_key)]
 
 
-def _batch_order(p: Path) -> tuple[bool, Path]:
-    return (p.name.lower() not in manifest_mod.MANIFEST_NAMES, p)
+def _order_key(path: str) -> tuple[bool, list[str]]:
+    """Manifests first, then by path component by component (as ``Path`` orders paths)."""
+    parts = path.split("/")
+    return (parts[-1].lower() not in manifest_mod.MANIFEST_NAMES, parts)
+
+
+def _batch_order(p: Path) -> tuple[bool, list[str]]:
+    return _order_key(str(p))
 
 
 def _gone(path: Path) -> str | None:
@@ -212,6 +235,7 @@ class _Ingestor:
         self.spool: Path | None = None
         self._resolved_root: Path | None = None
         self._rels: dict[Path, str] = {}
+        self._settled_stat: dict[Path, os.stat_result] = {}
 
     def _root(self) -> Path:
         """The raw root, resolved once per ingest (a no-change run names thousands of files)."""
@@ -252,8 +276,10 @@ class _Ingestor:
         self.progress.log(printable(f"skipped {rel}: {reason}"))
         self.report.outcomes.append(FileOutcome(rel, "skipped", reason=reason))
 
-    def sweep_deleted(self, files: list[Path]) -> None:
+    def sweep_deleted(self, files: list[Path], seen: set[str]) -> None:
         """Deletions follow the raw folder: entries whose file is gone leave landing.
+
+        ``seen``: the stored names of ``files`` (just listed, so not gone: no stat for them).
 
         An empty raw root is more likely an unmounted share than a deliberate wipe: then
         nothing is deleted and the user is told.
@@ -271,6 +297,8 @@ class _Ingestor:
             self.report.notes.append(note)
             return
         for entry in entries:
+            if entry.path in seen:
+                continue
             why = _gone(raw_path(root, entry.path))
             if why is None:
                 continue
@@ -297,7 +325,7 @@ class _Ingestor:
     def needs_work(self, path: Path, rel: str) -> tuple[bool, str, Entry | None, os.stat_result]:
         """(work needed, sha256, current ledger entry, stat of the file)."""
         prior = self.ledger.current(rel)
-        st = path.stat()
+        st = self._settled_stat.pop(path, None) or path.stat()
         if stat_mod.S_ISDIR(st.st_mode):
             raise IsADirectoryError(21, "Is a directory", str(path))
         settled = prior is not None and (prior.status == "loaded" or not prior.retry)
@@ -320,7 +348,10 @@ class _Ingestor:
             st = path.stat()
         except OSError:
             return True
-        return prior.bytes == st.st_size and prior.mtime_ns == st.st_mtime_ns
+        if prior.bytes == st.st_size and prior.mtime_ns == st.st_mtime_ns:
+            self._settled_stat[path] = st  # process() takes it (one stat per settled file)
+            return True
+        return False
 
     def prepared(self, path: Path, rel: str, sha: str, st: os.stat_result) -> Prepared:
         """The file hashed, sniffed and parsed: a worker's result when it is of the bytes hashed
@@ -541,7 +572,7 @@ class _Ingestor:
         if only_manifests != (parser.kind == "manifest"):
             prep.discard()
             return
-        folder = folder_of(rel, {**folders, **pending})
+        folder = folder_of(rel, folders, pending)
         run: tuple[str | None, str | None] = (None, None)
         if parser.kind != "manifest" and folder is not None:
             if folder in folders:
@@ -662,7 +693,8 @@ class _Ingestor:
         root = self._root()
         # Files set aside for a reason that can go away are retried (those gone are not files).
         retry = [raw_path(root, p) for p in self.ledger.retry_paths()]
-        files = sorted(set(files) | {p for p in retry if p.is_file()}, key=_batch_order)
+        if retry:  # (files come sorted from discover)
+            files = sorted(set(files) | {p for p in retry if p.is_file()}, key=_batch_order)
         manifests = [p for p in files if p.name.lower() in manifest_mod.MANIFEST_NAMES]
         is_manifest = set(manifests)
         data = [p for p in files if p not in is_manifest]
@@ -677,7 +709,7 @@ class _Ingestor:
         self.batch_runs = self.batch_run_ids(todo)
         self.prefetch = Prefetcher(todo, rels, self.settings.jobs, self.spool, self._pool_progress)
         with self.prefetch:
-            self.sweep_deleted(files)
+            self.sweep_deleted(files, set(rels.values()))
             self.progress.start("ingest", total=len(files), unit="files")
             for path in manifests:
                 self.process(path, {}, {}, only_manifests=True)

@@ -28,6 +28,8 @@ def stored_name(name: str) -> str:
         >>> stored_name("run\\udcff/a\\\\b.csv")
         'run\\\\xff/a\\\\\\\\b.csv'
     """
+    if "\\" not in name and name.isascii():
+        return name  # the common case: nothing to escape
     out: list[str] = []
     for ch in name:
         code = ord(ch)
@@ -52,6 +54,8 @@ def original_name(stored: str) -> str:
         token = m.group(1)
         return "\\" if token == "\\" else chr(0xDC00 + int(token[1:], 16))
 
+    if "\\" not in stored:
+        return stored  # nothing escaped
     return _ESCAPE.sub(back, stored)
 
 
@@ -61,6 +65,9 @@ def relative_name(root: Path, path: Path) -> str:
     Example:
         relative_name(Path("/raw"), Path("/raw/attls/r1/results.csv"))  # 'attls/r1/results.csv'
     """
+    full, base = str(path), str(root)
+    if full.startswith(base) and full[len(base) : len(base) + 1] == "/":
+        return stored_name(full[len(base) + 1 :])  # a plain child: no Path arithmetic
     return stored_name(PurePosixPath(path.relative_to(root)).as_posix())
 
 
@@ -84,8 +91,11 @@ def printable(text: object) -> str:
         >>> printable("a\\nb\\x1b[2Jc")
         'a\\\\nb\\\\x1b[2Jc'
     """
+    text = str(text)
+    if text.isprintable():
+        return text  # no control, format, separator or surrogate character: as it is
     out: list[str] = []
-    for ch in str(text):
+    for ch in text:
         code = ord(ch)
         if ch in _NAMED:
             out.append(_NAMED[ch])

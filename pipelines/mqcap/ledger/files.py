@@ -225,7 +225,7 @@ class FileLedger:
                 join {warehouse.LANDING}.run_manifest m using (file_id)
                 where l.status = 'loaded'"""
         ).fetchall()
-        return {str(PurePosixPath(p).parent): (s, r) for p, s, r in rows}
+        return {parent_of(p): (s, r) for p, s, r in rows}
 
     def pending_manifests(self) -> dict[str, str]:
         """Folder -> reason, for run folders whose manifest is set aside."""
@@ -233,9 +233,7 @@ class FileLedger:
             f"""select path, reason from {LEDGER}
                 where status = 'set_aside' and kind = 'manifest'"""
         ).fetchall()
-        return {
-            str(PurePosixPath(p).parent): f"run manifest {p} is set aside: {r}" for p, r in rows
-        }
+        return {parent_of(p): f"run manifest {p} is set aside: {r}" for p, r in rows}
 
     def run_defined_by(self, study: str, run: str, other_than: str | None = None) -> str | None:
         """Path of the loaded manifest declaring ``study``/``run`` (other than ``other_than``);
@@ -616,13 +614,31 @@ def attribution_facts(table: str, frame: pl.DataFrame) -> dict[str, int]:
     return {}
 
 
-def folder_of(rel: str, folders: dict) -> str | None:
-    """The nearest folder above ``rel`` (itself excluded) that is a key of ``folders``."""
-    parent = PurePosixPath(rel).parent
-    for candidate in [parent, *parent.parents]:
-        key = str(candidate)
-        if key in folders:
-            return key
+def parent_of(rel: str) -> str:
+    """The folder of a stored relative name, '.' at the raw root (as ``PurePosixPath.parent``).
+
+    Example:
+        >>> parent_of("s/r1/run.yaml"), parent_of("run.yaml")
+        ('s/r1', '.')
+    """
+    return rel.rpartition("/")[0] or "."
+
+
+def folder_of(rel: str, *folders: dict) -> str | None:
+    """The nearest folder above ``rel`` (itself excluded) that is a key of one of ``folders``.
+
+    Example:
+        >>> folder_of("s/r1/sub/a.csv", {"s/r1": 1}, {"s": 2})
+        's/r1'
+        >>> folder_of("a.csv", {".": 1}), folder_of("x/a.csv", {"y": 1})
+        ('.', None)
+    """
+    key = rel
+    while key:
+        key = key.rpartition("/")[0]
+        candidate = key or "."
+        if any(candidate in f for f in folders):
+            return candidate
     return None
 
 
