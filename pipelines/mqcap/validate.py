@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import itertools
 import json
 import logging
 import os
@@ -284,7 +283,6 @@ def _count_mismatches(df, ledger: dict[str, tuple[str | None, int]]) -> list[dic
 
 
 _GX: dict = {}
-_NAMES = itertools.count()
 
 
 def _gx_context():
@@ -424,32 +422,46 @@ def _kwargs(kwargs: dict) -> dict:
 
 
 def _gx_run(gx, ctx, source, name: str, expectations: list[dict], df, params: dict, fmt):
-    """One GX validation of ``df``; the suite is replaced if this process ran it before."""
-    n = next(_NAMES)
-    with contextlib.suppress(Exception):
-        ctx.suites.delete(name)
-    suite = ctx.suites.add(
-        gx.ExpectationSuite(
-            name=name,
-            expectations=[
-                gx.expectations.registry.get_expectation_impl(e["type"])(
-                    **_kwargs(e["kwargs"]), meta={**(e.get("meta") or {}), "mqcap_index": i}
-                )
-                for i, e in enumerate(expectations)
-            ],
+    """One GX validation of ``df``.
+
+    The suite, its validation definition and checkpoint are made once per process and suite
+    (and made again when the expectations or the result format differ: the detail pass of
+    failures); every run binds its own DataFrame to the one DataFrame asset. Adding an asset
+    rewrites the context's configuration and a new suite is compared with the store on every
+    run: made per validation, those cost more than the checks of a small drop.
+    """
+    key = json.dumps([expectations, fmt], sort_keys=True, default=str)
+    runs = _GX.setdefault("runs", {})
+    cached = runs.get(name)
+    if cached is None or cached[0] != key:
+        runs.pop(name, None)
+        for kind in ("checkpoints", "validation_definitions", "suites"):
+            with contextlib.suppress(Exception):
+                getattr(ctx, kind).delete(name)
+        if "batch" not in _GX:
+            _GX["batch"] = source.add_dataframe_asset(
+                "frames"
+            ).add_batch_definition_whole_dataframe("frame")
+        suite = ctx.suites.add(
+            gx.ExpectationSuite(
+                name=name,
+                expectations=[
+                    gx.expectations.registry.get_expectation_impl(e["type"])(
+                        **_kwargs(e["kwargs"]), meta={**(e.get("meta") or {}), "mqcap_index": i}
+                    )
+                    for i, e in enumerate(expectations)
+                ],
+            )
         )
-    )
-    batch = source.add_dataframe_asset(f"asset_{n}").add_batch_definition_whole_dataframe(
-        f"batch_{n}"
-    )
-    vd = ctx.validation_definitions.add(
-        gx.ValidationDefinition(name=f"vd_{n}", data=batch, suite=suite)
-    )
-    # A checkpoint (not vd.run) so the result lands in the store Data Docs are built from.
-    cp = ctx.checkpoints.add(
-        gx.Checkpoint(name=f"cp_{n}", validation_definitions=[vd], result_format=fmt)
-    )
-    result = cp.run(batch_parameters={"dataframe": df}, expectation_parameters=params)
+        vd = ctx.validation_definitions.add(
+            gx.ValidationDefinition(name=name, data=_GX["batch"], suite=suite)
+        )
+        # A checkpoint (not vd.run) so the result lands in the store Data Docs are built from.
+        cp = ctx.checkpoints.add(
+            gx.Checkpoint(name=name, validation_definitions=[vd], result_format=fmt)
+        )
+        runs[name] = cached = (key, cp)
+    result = cached[1].run(batch_parameters={"dataframe": df}, expectation_parameters=params)
     return next(iter(result.run_results.values()))
 
 
