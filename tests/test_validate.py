@@ -365,3 +365,31 @@ def test_every_landing_table_and_report_mart_has_a_suite():
     }
     asked = {f"marts.{t}" for t in ("fct_cpu_source_agreement", "fct_netstat_summary")}
     assert sorted((landing | (read & built) | asked) - set(SUITES)) == []
+
+
+def test_a_suite_made_once_validates_each_dataframe_it_is_given():
+    """Suites, definitions and checkpoints are kept per process: each run must still check the
+    DataFrame and parameters of that run (never a cached batch or metric of an earlier one)."""
+    import pandas as pd
+
+    from mqcap import validate as validate_mod
+
+    gx, ctx, source = validate_mod._gx_context()
+    checks = [
+        {"type": BETWEEN, "kwargs": {"column": "a", "min_value": 0, "max_value": 10}},
+        {"type": COUNT, "kwargs": {"value": {"$PARAMETER": "n"}}},
+    ]
+    seen = []
+    for values, n in [([1, 2, 3], 3), ([1, 20], 2), ([5], 1), ([50] * 4, 3)]:
+        df = pd.DataFrame({"a": values})
+        result = validate_mod._gx_run(
+            gx, ctx, source, "test.reuse", checks, df, {"n": n}, "BOOLEAN_ONLY"
+        )
+        by_type = {r.expectation_config.type: r.success for r in result.results}
+        seen.append((by_type[BETWEEN], by_type[COUNT]))
+    assert seen == [(True, True), (False, True), (True, True), (False, False)]
+    # The same name with other expectations is a new suite, not the kept one.
+    result = validate_mod._gx_run(
+        gx, ctx, source, "test.reuse", checks[:1], pd.DataFrame({"a": [99]}), {}, "BOOLEAN_ONLY"
+    )
+    assert [r.success for r in result.results] == [False] and len(result.results) == 1
