@@ -174,3 +174,12 @@ def test_scope_of_a_killed_build_stays_until_a_build_completes(con) -> None:
     assert scope.begin(con, scope.Scope(False, {"t/q1"})) == ["s/r2", "t/q1"]
     scope.complete(con, [1, 2, 3, 4])
     assert con.execute("select count(*) from meta.build_scope").fetchall() == [(0,)]
+
+
+def test_a_view_that_cannot_be_read_means_a_full_build(con) -> None:
+    """A staging or intermediate view dropped by hand: the scope cannot be known from the views,
+    so the build is a full one (which makes the views again), not a crash."""
+    con.execute("drop table intermediate.int_driver_results_attributed")
+    got = scope.compute_scope(con, _state(LOADED))
+    assert got.full and "a view of the last build cannot be read" in got.reason
+    assert "int_driver_results_attributed" in got.reason

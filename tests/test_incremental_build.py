@@ -9,6 +9,7 @@ ids are part of some keys and decide which copy of a record counts).
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import shutil
@@ -78,7 +79,24 @@ def _runs(path: Path) -> int:
         con.close()
 
 
-def _check_step(settings: Settings, full: Settings, what: str) -> None:
+def _nodes_run(settings: Settings) -> tuple[set[str], dict[str, str]]:
+    """(materialisations of the models the last dbt build ran, compiled SQL of each test run)."""
+    manifest = json.loads((settings.dbt_target / "manifest.json").read_text())["nodes"]
+    results = json.loads((settings.dbt_target / "run_results.json").read_text())["results"]
+    kinds = {
+        manifest[r["unique_id"]]["config"]["materialized"]
+        for r in results
+        if r["unique_id"].startswith("model.")
+    }
+    tests = {
+        r["unique_id"]: r.get("compiled_code") or ""
+        for r in results
+        if r["unique_id"].startswith("test.")
+    }
+    return kinds, tests
+
+
+def _check_step(settings: Settings, full: Settings, what: str, views_made: bool = False) -> None:
     """`mqcap run` incrementally, then compare every mart row with a full build of a copy."""
     result = run(settings, reports=False)
     assert result.build is not None, what
@@ -86,6 +104,14 @@ def _check_step(settings: Settings, full: Settings, what: str) -> None:
     m = re.match(r"(\d+) run\(s\) recomputed", result.build.scope)
     assert m, f"{what}: {result.build.scope}"
     assert int(m.group(1)) < _runs(settings.warehouse), f"{what}: {result.build.scope}"
+    # Views are left as they are unless one is missing; every data test still runs, those of
+    # the run-keyed marts on the runs rebuilt.
+    kinds, tests = _nodes_run(settings)
+    assert ("view" in kinds) == views_made, f"{what}: {kinds}"
+    scoped = {t for t, sql in tests.items() if "meta.build_scope" in sql}
+    assert any(t.startswith("test.mqcap.unique_fct_run_measures_") for t in scoped), what
+    assert not any("stg_" in t for t in scoped), f"{what}: staging tests check every row"
+    assert len(tests) > 100, f"{what}: {len(tests)} tests"
     shutil.copyfile(settings.warehouse, full.warehouse)
     done = build(full, full=True)
     assert done.scope.startswith("full build"), done.scope
@@ -136,3 +162,27 @@ def test_incremental_build_equals_full_build_after_each_change(
     assert "  end: 2026-02-10T09:09:35" in text
     manifest.write_text(text.replace("  end: 2026-02-10T09:09:35", "  end: 2026-02-10T09:08:50"))
     _check_step(settings, full, "an SMF dump deleted and a run's interval edited")
+
+    # 5: a view dropped from the warehouse by hand: the next build makes the views again.
+    _drop_view(settings, "intermediate.int_crypto_intervals")
+    results.write_text(results.read_text().replace("2390.5,415", "2391.5,415"))
+    _check_step(settings, full, "a view dropped and a results file changed", views_made=True)
+
+    # 6: a view the build scope is read through dropped: a full build, which makes it again.
+    _drop_view(settings, "staging.stg_driver__results")
+    results.write_text(results.read_text().replace("2391.5,415", "2392.5,415"))
+    again = run(settings, reports=False)
+    assert again.build is not None
+    assert again.build.scope.startswith("full build (a view of the last build cannot be read")
+    shutil.copyfile(settings.warehouse, full.warehouse)
+    build(full, full=True)
+    diff = _differences(_marts(settings.warehouse), _marts(full.warehouse))
+    assert not diff, "after a view the scope reads was dropped: " + "; ".join(diff[:5])
+
+
+def _drop_view(settings: Settings, name: str) -> None:
+    con = duckdb.connect(str(settings.warehouse))
+    try:
+        con.execute(f"drop view {name}")
+    finally:
+        con.close()

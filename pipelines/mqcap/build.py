@@ -163,7 +163,7 @@ def build(
     """
     progress = progress or Progress()
     whole = complete or not select
-    incremental = False
+    incremental = views_kept = False
     scope_note = ""
     # Landing tables must exist before dbt resolves sources, even for formats never dropped.
     with warehouse.connect(settings.warehouse, on_wait=progress.log) as con:
@@ -181,13 +181,18 @@ def build(
                 # Before dbt runs, and kept until a build completes (a killed build's runs stay).
                 runs = build_scope.begin(con, scope)
                 incremental = True
+                views_kept = views_in_place(settings, con)
                 scope_note = (
                     f"{len(runs)} run(s) recomputed ({scope.changed_files} file(s) changed)"
                 )
             else:
                 scope_note = scope.describe()
     args = ["build"]
-    if select:
+    if incremental and views_kept:
+        # The views are as the last complete build made them (the project has not changed
+        # since, and each is in the warehouse): only what holds rows is run, tests included.
+        args += ["--select", *without_views(select)]
+    elif select:
         args += ["--select", *select]
     if incremental:
         args += ["--vars", "{mqcap_incremental: true}", "--exclude", "test_type:unit"]
@@ -206,6 +211,53 @@ def build(
             build_scope.complete(con, covered)
             record_step(con, "build", "done", inputs=inputs, covered=covered)
     return result
+
+
+# What an incremental build runs of a selection: every node but the views.
+_HOLDING_ROWS = (
+    "resource_type:model,config.materialized:table",
+    "resource_type:model,config.materialized:incremental",
+    "resource_type:test",
+    "resource_type:seed",
+    "resource_type:snapshot",
+)
+
+
+def without_views(select: list[str] | None) -> list[str]:
+    """dbt selectors for the nodes of ``select`` (default: all) that are not views.
+
+    Not ``--exclude``: excluding a model also leaves out its tests, and the tests of the
+    staging and intermediate views check the rows just landed.
+
+    Example:
+        >>> without_views(["source:meta.ingest_ledger+"])[:2]
+        ['source:meta.ingest_ledger+,resource_type:model,config.materialized:table', \
+'source:meta.ingest_ledger+,resource_type:model,config.materialized:incremental']
+        >>> len(without_views(None))
+        5
+    """
+    return [f"{s},{kind}" if s else kind for s in (select or [""]) for kind in _HOLDING_ROWS]
+
+
+def views_in_place(settings: Settings, con) -> bool:
+    """True when every view of the project (as dbt's manifest of its last run lists them) is in
+    the warehouse; False when the manifest or any view is missing (they are then made again)."""
+    try:
+        nodes = json.loads((settings.dbt_target / "manifest.json").read_text())["nodes"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    wanted = {
+        (n["schema"].lower(), (n.get("alias") or n["name"]).lower())
+        for n in nodes.values()
+        if n.get("resource_type") == "model" and n.get("config", {}).get("materialized") == "view"
+    }
+    have = {
+        (schema.lower(), name.lower())
+        for schema, name in con.execute(
+            "select schema_name, view_name from duckdb_views() where not internal"
+        ).fetchall()
+    }
+    return bool(wanted) and wanted <= have
 
 
 def dbt_docs_path(settings: Settings) -> Path:

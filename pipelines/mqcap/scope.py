@@ -169,10 +169,21 @@ def cache_spans(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> None:
 def compute_scope(con: duckdb.DuckDBPyConnection, state: PipelineState) -> Scope:
     """The runs the next build must recompute (see the module docstring), or a full build.
 
+    The scope is read through dbt's staging and intermediate views: when one of them cannot be
+    read (dropped or damaged by hand), the build is a full one, which makes them again.
+
     Example:
         with warehouse.connect(settings.warehouse) as con:
             scope = compute_scope(con, pipeline_state(settings, con))
     """
+    try:
+        return _compute_scope(con, state)
+    except (duckdb.CatalogException, duckdb.BinderException) as exc:
+        first = (str(exc).splitlines() or [type(exc).__name__])[0]
+        return Scope(True, reason=f"a view of the last build cannot be read: {first}")
+
+
+def _compute_scope(con: duckdb.DuckDBPyConnection, state: PipelineState) -> Scope:
     full, delta = state.build_delta()
     if full:
         return Scope(True, reason="no complete build of this dbt project on record")
