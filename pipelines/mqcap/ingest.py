@@ -338,6 +338,35 @@ class _Ingestor:
             return False, sha, prior, st
         return True, sha, prior, st
 
+    def unchanged(self, rel: str, prior: Entry) -> None:
+        """The outcome of a file that is as the ledger has it (loaded, or set aside for good)."""
+        set_aside = prior.status == "set_aside"
+        self.report.outcomes.append(
+            FileOutcome(
+                rel,
+                "set_aside" if set_aside else "unchanged",
+                prior.kind,
+                0,
+                prior.reason if set_aside else None,
+                prior.position if set_aside else None,
+                prior.file_id,
+                prior.study,
+                prior.run_id,
+            )
+        )
+
+    def process_or_settle(
+        self, path: Path, rel: str, folders: dict, pending: dict, only_manifests: bool
+    ) -> None:
+        """:meth:`process`, or the outcome at once for a file :meth:`settled` stat'ed as the
+        ledger has it (most files of a large raw folder, on every run)."""
+        if self._settled_stat.pop(path, None) is not None:
+            prior = self.ledger.current(rel)
+            assert prior is not None
+            self.unchanged(rel, prior)
+        else:
+            self.process(path, folders, pending, only_manifests)
+
     def settled(self, path: Path, rel: str) -> bool:
         """True when the stat alone says the file is as the ledger has it (no work, no hashing);
         a file that cannot be stat'ed is left to :meth:`process` (it says why)."""
@@ -518,19 +547,7 @@ class _Ingestor:
         work, sha, prior, st = self.needs_work(path, rel)
         if not work:
             assert prior is not None
-            self.report.outcomes.append(
-                FileOutcome(
-                    rel,
-                    "unchanged" if prior.status == "loaded" else "set_aside",
-                    prior.kind,
-                    0,
-                    prior.reason if prior.status == "set_aside" else None,
-                    prior.position if prior.status == "set_aside" else None,
-                    prior.file_id,
-                    prior.study,
-                    prior.run_id,
-                )
-            )
+            self.unchanged(rel, prior)
             return
         prep = self.prepared(path, rel, sha, st)
         try:
@@ -712,13 +729,13 @@ class _Ingestor:
             self.sweep_deleted(files, set(rels.values()))
             self.progress.start("ingest", total=len(files), unit="files")
             for path in manifests:
-                self.process(path, {}, {}, only_manifests=True)
+                self.process_or_settle(path, rels[path], {}, {}, only_manifests=True)
                 self.progress.advance(1, printable(path.name))
             folders, pending = self.ledger.run_folders(), self.ledger.pending_manifests()
             # A run-id edit, a manifest added late or deleted: loaded files follow their folder.
             self.ledger.reattribute(folders)
             for path in data:
-                self.process(path, folders, pending, only_manifests=False)
+                self.process_or_settle(path, rels[path], folders, pending, only_manifests=False)
                 self.progress.advance(1, printable(path.name))
             self.flush()
         self.prefetch = None
