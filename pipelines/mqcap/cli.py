@@ -330,13 +330,23 @@ def _print_run(s: Settings, result, docs: Path | None = None) -> None:
     if docs is not None:
         click.echo(f"dbt docs: {docs}")
     t = warehouse_totals(s)
-    passed, total = result.checks()
     click.echo(
         f"summary: {t['runs']} runs, {t['files']} files, {t['rows']} rows, "
-        f"{passed}/{total} checks passed"
+        f"{_checks_phrase(*result.checks())}"
         + (f", {t['set_aside']} file(s) set aside" if t["set_aside"] else "")
     )
     sys.exit(1 if result.data_problems else 0)
+
+
+def _checks_phrase(passed: int, total: int) -> str:
+    """The checks of this command for its summary line; a run that only rendered reports ran
+    none (its data was checked when it landed and was built: `mqcap status` has those results).
+
+    Example:
+        >>> _checks_phrase(837, 837), _checks_phrase(0, 0)
+        ('837/837 checks passed', 'no checks due (nothing landed or built)')
+    """
+    return f"{passed}/{total} checks passed" if total else "no checks due (nothing landed or built)"
 
 
 @main.command()
