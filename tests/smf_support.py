@@ -133,3 +133,90 @@ def compare_fields(header: list[str], body: list[list[str]], frame, uncounted_nu
             if not ok:
                 bad.append((i + 2, col, mine, g))
     return compared, bad
+
+
+# -- dumps for the parts of one dump (mqcap.parsers.smf.binary.split) -------------------------
+
+
+def mixed_records(intervals: int = 3, corrupt_at: int | None = None) -> list[bytes]:
+    """SMF records (no RDW) of two queue managers over ``intervals`` statistics intervals: each
+    interval a 115.2 statistics record per queue manager, then the real sample dumps' records
+    (accounting, channel, spanned records), then each queue manager's storage-manager records,
+    which take the interval of their statistics record, far before them. ``corrupt_at``: that
+    interval's statistics record of QMA declares more QLST entries than it holds."""
+    import struct
+    from datetime import timedelta
+
+    from mqcap.parsers.base import ParseContext
+    from mqcap.parsers.smf.reader import read_records
+    from mqcap.parsers.smf.records import HEADER_LEN
+    from mqcap.parsers.smf.structures import STRUCTURES
+    from mqcap.synth.smf_mq import Ident, record_115, record_115_storage
+
+    real = [
+        r.data
+        for d in DUMPS
+        for r in read_records(ParseContext(path=SMF / f"{d}.dat", source_file=d))
+    ]
+    qlst = STRUCTURES["QLST"]
+    recs: list[bytes] = []
+    for k in range(intervals):
+        start = datetime(2024, 5, 6, 9, 0) + timedelta(minutes=30 * k)
+        idents = [
+            Ident(
+                start + timedelta(minutes=30),
+                "MPX1",
+                qmgr,
+                "946",  # MQ 10: storage-manager records then have a header (and take intervals)
+                interval_start_utc=start + timedelta(seconds=j),
+                interval_us=1_800_000_123 + j,
+                qsg="QSG1",
+                release="A00001",
+            )
+            for j, qmgr in enumerate(("QMA", "QMB"))
+        ]
+        for j, ident in enumerate(idents):
+            rec = record_115(ident, 2, {4: (qlst, [{"get_lock_requests": 10 * k + j}])})
+            if k == corrupt_at and j == 0:
+                off = HEADER_LEN + 8 * 4
+                o, ln, _ = struct.unpack_from(">IHH", rec, off)
+                rec = rec[:off] + struct.pack(">IHH", o, ln, 40) + rec[off + 8 :]
+            recs.append(rec)
+        recs.extend(real)
+        for ident in reversed(idents):
+            recs.append(record_115_storage(ident, 5, [{"current_size": 4096 + k, "name": "P"}]))
+            recs.append(record_115_storage(ident, 7, [{"gmb_latch": 100 + k}]))
+    return recs
+
+
+def write_layout(path: Path, records: list[bytes], layout: str) -> Path:
+    """The records as a dump with RDWs (``rdw``), with blocks of RDW segments (``bdw``: up to
+    32,760 bytes a block, a spanned record's segments may fall in different blocks) or without
+    RDWs (``nordw``)."""
+    import struct
+
+    from mqcap.synth.smf_mq import with_rdw
+
+    if layout == "nordw":
+        path.write_bytes(b"".join(records))
+        return path
+    segments = []
+    for rec in records:
+        data = with_rdw(rec)
+        at = 0
+        while at < len(data):
+            n = struct.unpack_from(">H", data, at)[0]
+            segments.append(data[at : at + n])
+            at += n
+    if layout == "rdw":
+        path.write_bytes(b"".join(segments))
+        return path
+    blocks, block = [], b""
+    for seg in segments:
+        if block and 4 + len(block) + len(seg) > 32760:
+            blocks.append(struct.pack(">HH", 4 + len(block), 0) + block)
+            block = b""
+        block += seg
+    blocks.append(struct.pack(">HH", 4 + len(block), 0) + block)
+    path.write_bytes(b"".join(blocks))
+    return path

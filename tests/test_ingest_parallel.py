@@ -286,3 +286,61 @@ def test_cli_jobs_option(settings, sample_study):
     ok = CliRunner().invoke(cli, [*args, "ingest", "--jobs", "2"])
     assert ok.exit_code == 0, ok.output
     assert ok.output == "20 file(s) landed (80 rows), 0 unchanged, 0 set aside\n"
+
+
+def test_a_large_dump_lands_in_parts_as_it_would_whole(settings, tmp_path, monkeypatch):
+    """``--jobs 2`` parses a large SMF dump in parts (split at record boundaries, each part
+    starting with the statistics intervals before it) and lands them as they finish: the same
+    landing rows, ledger, outcomes and progress as ``--jobs 1``. A dump with bad input in a
+    later part is set aside whole with the reason and position of the whole-file parse, and a
+    file queued before it (a small CSV) lands as it does with ``--jobs 1``."""
+    from smf_support import mixed_records, write_layout
+
+    monkeypatch.setattr(ingest_pool, "POOL_MIN_SECONDS", 0)
+    monkeypatch.setattr(ingest_pool, "SPLIT_BYTES", 1 << 20)  # the dumps: about 2.4 MB
+    monkeypatch.setattr(ingest_pool, "PART_MIN_BYTES", 200_000)
+    monkeypatch.setattr(ingest_pool, "SPOOL_BYTES", 1 << 20)  # some parts spool, some do not
+    serial, raw_s = _twin(settings, tmp_path, "serial")
+    parallel, raw_p = _twin(settings, tmp_path, "parallel")
+    for raw in (raw_s, raw_p):
+        day = raw / "day"
+        day.mkdir(parents=True)
+        (day / "a-results.csv").write_text("rate_per_s,round_trip_us\n100,2000\n")
+        write_layout(day / "b-good.dat", mixed_records(), "rdw")
+        write_layout(day / "c-bad.dat", mixed_records(corrupt_at=2), "bdw")
+        (day / "d-results.csv").write_text("rate_per_s,round_trip_us\n101,2001\n")
+    _same_times(raw_s, raw_p)
+
+    splits: list[tuple[str, int]] = []
+    real_split = ingest_pool.Prefetcher._split
+
+    def counting(self, path, kind):
+        real_split(self, path, kind)
+        found = self.where.get(path)
+        splits.append((path.name, len(found.windows) if found is not None else 0))
+
+    monkeypatch.setattr(ingest_pool.Prefetcher, "_split", counting)
+    out_s, lines_s = _ingest(serial, 1)
+    assert splits == []  # one process: nothing is split
+    out_p, lines_p = _ingest(parallel, 2)
+    assert [name for name, _ in splits] == ["b-good.dat", "c-bad.dat"]
+    assert all(n >= 6 for _, n in splits), splits  # 2.4 MB / (4 parts per job x 2 jobs)
+
+    assert out_p == out_s
+    assert lines_p == lines_s
+    _assert_same(_state(parallel), _state(serial))
+    assert not (parallel.outputs / "spool").exists() or not any(
+        (parallel.outputs / "spool").iterdir()
+    )
+    by = {o[0]: o for o in out_s}
+    assert [by[f"day/{n}"][1] for n in ("a-results.csv", "b-good.dat", "d-results.csv")] == [
+        "loaded"
+    ] * 3
+    bad = by["day/c-bad.dat"]
+    assert bad[1] == "set_aside"
+    assert bad[4].startswith("SMF 115.2 record ") and "QLST section" in bad[4], bad
+    assert bad[5].startswith("byte ")
+    rows = _state(serial)
+    assert rows['landing."smf_qsph"'].height == 6
+    assert rows['landing."smf_qsph"']["interval_start_utc"].null_count() == 0
+    assert rows['landing."smf_qcst"'].height == 3 * 23

@@ -31,9 +31,9 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from mqcap import duplicates, faults, warehouse
+from mqcap import duplicates, faults, ingest_pool, warehouse
 from mqcap.errors import EnvironmentProblem, InputError, UsageError
-from mqcap.ingest_pool import Prefetcher, Prepared, clear_spool, prepare, sha256_of
+from mqcap.ingest_pool import PartError, Prefetcher, Prepared, clear_spool, prepare, sha256_of
 from mqcap.ledger import files as ledger_files
 from mqcap.ledger.files import LEDGER, Entry, FileLedger, folder_of
 from mqcap.names import printable, raw_path, relative_name
@@ -261,11 +261,12 @@ class _Ingestor:
         position: str | None,
         retry: bool = False,
         run: tuple[str | None, str | None] = (None, None),
+        file_id: int | None = None,
     ) -> FileOutcome:
         self.flush()  # the files queued before this one commit first
         st = path.stat()
         file_id = self.ledger.set_aside(
-            rel, sha, st.st_size, st.st_mtime_ns, kind, reason, position, retry, run
+            rel, sha, st.st_size, st.st_mtime_ns, kind, reason, position, retry, run, file_id
         )
         reason = ledger_files.cap(reason) or ""
         self.progress.log(printable(f"set aside {rel}: {reason}"))
@@ -418,7 +419,7 @@ class _Ingestor:
             _Pending(len(self.report.outcomes) - 1, rel, sha, st, parser, prior, run, prep)
         )
         self.pending_rows += sum(prep.per_table.values())
-        spooled = any(isinstance(d, str) for _, d in prep.batches)
+        spooled = prep.parts is not None or any(isinstance(d, str) for _, d in prep.batches)
         if (
             parser.kind == "manifest"
             or spooled
@@ -450,13 +451,21 @@ class _Ingestor:
                     if isinstance(exc, KeyboardInterrupt | SystemExit):
                         raise
                     _reraise_environment(exc)
+                    if isinstance(exc, PartError):  # bad input in a part of a split file
+                        # (alone in its transaction: it keeps the id it took, as if its
+                        # whole-file parse had failed before landing)
+                        reason, position, file_id = exc.reason, exc.position, item.file_id
+                    else:
+                        reason, position = f"could not land ({type(exc).__name__}: {exc})", None
+                        file_id = None
                     self.report.outcomes[item.index] = self.set_aside(
                         raw_path(self._root(), item.rel),
                         item.rel,
                         item.sha,
                         item.parser.kind,
-                        f"could not land ({type(exc).__name__}: {exc})",
-                        None,
+                        reason,
+                        position,
+                        file_id=file_id,
                     )
         finally:
             for item in batch:
@@ -472,6 +481,7 @@ class _Ingestor:
         with self.ledger.transaction():
             ids = self.ledger.next_ids(len(batch))
             for file_id, item in zip(ids, batch, strict=True):
+                item.file_id = file_id
                 for table, frame, spooled in item.prep.frames():
                     frame = frame.append_column(
                         "file_id", pa.repeat(pa.scalar(file_id, pa.int64()), frame.num_rows)
@@ -520,10 +530,13 @@ class _Ingestor:
             )
 
     def _insert(self, table: str, frame: pa.Table) -> None:
+        # Columns named (not "by name"): DuckDB then skips matching names, ~25 % of the insert
+        # of a wide SMF table (bench/RESULTS.md); columns a frame lacks stay NULL either way.
+        cols = ", ".join(f'"{c}"' for c in frame.column_names)
         self.con.register("mqcap_batch", frame)
         try:
             self.con.execute(
-                f'insert into {warehouse.LANDING}."{table}" by name select * from mqcap_batch'
+                f'insert into {warehouse.LANDING}."{table}" ({cols}) select {cols} from mqcap_batch'
             )
         finally:
             self.con.unregister("mqcap_batch")
@@ -589,6 +602,10 @@ class _Ingestor:
         if only_manifests != (parser.kind == "manifest"):
             prep.discard()
             return
+        if parser.split is not None and st.st_size >= ingest_pool.SPLIT_BYTES:
+            # A file --jobs may land in parts commits on its own, after the files queued before
+            # it, whatever --jobs is: so file ids and transactions do not depend on --jobs.
+            self.flush()
         folder = folder_of(rel, folders, pending)
         run: tuple[str | None, str | None] = (None, None)
         if parser.kind != "manifest" and folder is not None:
@@ -758,6 +775,7 @@ class _Pending:
     prior: Entry | None
     run: tuple[str | None, str | None]
     prep: Prepared
+    file_id: int | None = None  # taken when its transaction starts
 
 
 class _WarehouseFailed(Exception):

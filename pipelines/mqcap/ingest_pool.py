@@ -12,6 +12,13 @@ and a result whose size or sha256 differs (the file changed since), or a worker 
 environment error (a file vanished or unreadable), is simply redone in the writer, where the
 error then takes its documented course (``mqcap.faults``).
 
+A large file whose parser can split it (``Parser.split``: binary SMF dumps) is cut into parts at
+record boundaries by the writer (one quick pass) and its parts are parsed by the workers like
+files. The writer lands the parts in order as they finish, in the file's one transaction, while
+the workers parse the next ones (``Prepared.parts``): the file lands as if one process had
+parsed it (rows, lineage, counts), and a part's bad input rolls the whole file back and sets it
+aside with the reason and position the whole-file parse gives (:class:`PartError`).
+
 Rows of a large file do not travel through memory whole: past ``SPOOL_BYTES`` a file's typed
 batches are written as Arrow IPC files in a spool folder beside the warehouse and read back one
 at a time by the writer (the folder is emptied by every ingest).
@@ -82,22 +89,57 @@ class Prepared:
     facts: dict[str, int] = field(default_factory=dict)
     unknown_lines: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
+    # A split file's parts, in order, each given as its parse finishes; their rows and counts
+    # join this result as ``frames`` reaches them (see the module doc).
+    parts: Iterator[Prepared] | None = None
 
     def frames(self) -> Iterable[tuple[str, pa.Table, bool]]:
-        """(table, rows, spooled) of each batch; spooled batches are read back one at a time."""
+        """(table, rows, spooled) of each batch; spooled batches are read back one at a time.
+        A split file's parts are waited for here; one with bad input raises :class:`PartError`
+        (the counts then are those up to its error, as a whole-file parse leaves them)."""
         for table, data in self.batches:
-            if isinstance(data, pa.Table):
-                yield table, data, False
-            else:
-                with pa.memory_map(data) as source:
-                    yield table, pa.ipc.open_file(source).read_all(), True
+            yield from _frame(table, data)
+        parts, self.parts = self.parts, None
+        for part in iter(parts or ()):
+            self.unknown_lines += part.unknown_lines
+            for counts, more in ((self.facts, part.facts), (self.skipped, part.skipped)):
+                for k, n in more.items():
+                    counts[k] = counts.get(k, 0) + n
+            if part.error is not None:
+                if hasattr(parts, "close"):
+                    parts.close()  # the parts after it are not wanted
+                raise PartError(*part.error)
+            for k, n in part.per_table.items():
+                self.per_table[k] = self.per_table.get(k, 0) + n
+            self.batches.extend(part.batches)  # (discard() removes their spool files)
+            for table, data in part.batches:
+                yield from _frame(table, data)
 
     def discard(self) -> None:
-        """Remove the spooled batches (landed or not needed)."""
+        """Remove the spooled batches (landed or not needed); parts not landed are dropped."""
+        parts, self.parts = self.parts, None
+        if parts is not None and hasattr(parts, "close"):
+            parts.close()
         for _, data in self.batches:
             if isinstance(data, str):
                 with contextlib.suppress(OSError):
                     os.unlink(data)
+
+
+def _frame(table: str, data: pa.Table | str) -> Iterator[tuple[str, pa.Table, bool]]:
+    if isinstance(data, pa.Table):
+        yield table, data, False
+    else:
+        with pa.memory_map(data) as source:
+            yield table, pa.ipc.open_file(source).read_all(), True
+
+
+class PartError(Exception):
+    """Bad input in a part of a split file: (reason, position) as the whole-file parse says."""
+
+    def __init__(self, reason: str, position: str | None) -> None:
+        super().__init__(reason)
+        self.reason, self.position = reason, position
 
 
 def prepare(
@@ -133,6 +175,34 @@ def prepare(
         size=st.st_size,
         on_progress=on_progress if on_progress and st.st_size > PROGRESS_BYTES else None,
     )
+    return _parse_into(out, parser, ctx, spool, spool_bytes)
+
+
+def prepare_part(
+    path: Path,
+    rel: str,
+    kind: str,
+    window: object,
+    spool: Path | None = None,
+    on_progress: Callable[[int], None] | None = None,
+    spool_bytes: int | None = None,
+) -> Prepared:
+    """One part of a split file (``Parser.split``) parsed: rows, counts and error of the part;
+    size, mtime and sha256 are the whole file's (``Prepared.parts``)."""
+    from mqcap.parsers import parser_for_kind
+
+    parser = parser_for_kind(kind)
+    ctx = ParseContext(path=path, source_file=rel, on_progress=on_progress, window=window)
+    return _parse_into(Prepared(0, 0, "", kind), parser, ctx, spool, spool_bytes)
+
+
+def _parse_into(
+    out: Prepared,
+    parser,
+    ctx: ParseContext,
+    spool: Path | None,
+    spool_bytes: int | None,
+) -> Prepared:
     from mqcap.ledger.files import attribution_facts
 
     held = 0
@@ -196,23 +266,30 @@ def _init_worker(progress_queue) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+def _reporter(rel: str, part: int | None = None) -> Callable[[int], None]:
+    """Bytes done of a file (or of one of its parts), sent to the writer at most 5 times/s."""
+    last = [0.0]
+
+    def report(done: int) -> None:
+        now = time.monotonic()
+        if _PROGRESS is not None and now - last[0] >= 0.2:
+            last[0] = now
+            _PROGRESS.put((rel, done, part))
+
+    return report
+
+
 def _work(items: list[tuple[str, str]], spool: str | None, spool_bytes: int) -> list:
     """In a worker: ``prepare`` each (path, rel), or None for a file the environment got in
     the way of (the writer then does it itself and meets the error where the serial path
     meets it)."""
     out: list[Prepared | None] = []
     for path, rel in items:
-        last = [0.0]
-
-        def report(done: int, rel: str = rel, last: list = last) -> None:
-            now = time.monotonic()
-            if _PROGRESS is not None and now - last[0] >= 0.2:
-                last[0] = now
-                _PROGRESS.put((rel, done))
-
         try:
             out.append(
-                prepare(Path(path), rel, Path(spool) if spool else None, report, spool_bytes)
+                prepare(
+                    Path(path), rel, Path(spool) if spool else None, _reporter(rel), spool_bytes
+                )
             )
         except Exception as exc:
             if faults.is_warehouse_problem(exc) or faults.is_raw_file_problem(exc):
@@ -220,6 +297,28 @@ def _work(items: list[tuple[str, str]], spool: str | None, spool_bytes: int) -> 
                 continue
             raise
     return out
+
+
+def _work_part(
+    path: str, rel: str, kind: str, window: object, part: int, spool: str | None, spool_bytes: int
+) -> list:
+    """In a worker: one part of a split file (:func:`prepare_part`), as ``_work`` gives files."""
+    try:
+        return [
+            prepare_part(
+                Path(path),
+                rel,
+                kind,
+                window,
+                Path(spool) if spool else None,
+                _reporter(rel, part),
+                spool_bytes,
+            )
+        ]
+    except Exception as exc:
+        if faults.is_warehouse_problem(exc) or faults.is_raw_file_problem(exc):
+            return [None]
+        raise
 
 
 def _context():
@@ -250,12 +349,60 @@ def _without_main() -> Iterator[None]:
             main.__dict__.update(saved)
 
 
+@dataclass
+class _Split:
+    """A file parsed in parts: its stat and sha256 when it was split, its parts (windows) and
+    their futures (None until submitted)."""
+
+    kind: str
+    size: int
+    mtime_ns: int
+    sha256: str
+    windows: list
+    futures: list[Future | None]
+    taken: int = 0  # parts given to the writer
+    dropped: bool = False  # the rest are not wanted: not submitted, their results removed
+
+
+class _Parts:
+    """A split file's parts for ``Prepared.parts``: iterate to wait for them in order, close to
+    drop those not taken."""
+
+    def __init__(self, pre: Prefetcher, path: Path, sp: _Split) -> None:
+        self.pre, self.path, self.sp = pre, path, sp
+
+    def __iter__(self) -> Iterator[Prepared]:
+        return self.pre._parts(self.path, self.sp)
+
+    def close(self) -> None:
+        _drop_parts(self.sp)
+
+
+def _drop_parts(sp: _Split) -> None:
+    """Parts not taken: cancelled, or their results removed when they finish."""
+    sp.dropped = True
+    for k in range(sp.taken, len(sp.futures)):
+        fut = sp.futures[k]
+        if fut is not None and not fut.cancel():
+            fut.add_done_callback(_discard_results)
+        sp.futures[k] = None
+
+
+def _discard_results(fut: Future) -> None:
+    if not fut.cancelled() and fut.exception() is None:
+        for result in fut.result():
+            if result is not None:
+                result.discard()
+
+
 class Prefetcher:
     """Results of :func:`prepare` for ``paths``, computed ahead by ``jobs`` worker processes
     and taken in order by the writer. Small files travel in groups (one task for up to
     ``GROUP_FILES`` files or ``GROUP_BYTES``), so a drop of many tiny files does not pay a
-    round trip per file. With ``jobs`` 1 nothing is prefetched (``take`` returns None and the
-    writer prepares each file itself).
+    round trip per file; a file of ``SPLIT_BYTES`` or more that its parser can split travels
+    as parts (about ``PARTS_PER_JOB`` per worker), so one large SMF dump keeps every worker
+    busy. With ``jobs`` 1 nothing is prefetched (``take`` returns None and the writer
+    prepares each file itself).
 
     Example:
         with Prefetcher(paths, rels, 2, spool, progress_update) as pre:
@@ -275,11 +422,15 @@ class Prefetcher:
         self.spool = spool
         self.on_progress = on_progress
         self.window = 2 * jobs + 1
-        worth = jobs > 1 and len(paths) > 1 and _estimated_seconds(paths) >= POOL_MIN_SECONDS
-        self.todo: deque[list[Path]] = deque(_groups(paths) if worth else [])
-        self.where: dict[Path, tuple[Future, int]] = {}
+        worth = jobs > 1 and _estimated_seconds(paths) >= POOL_MIN_SECONDS
+        tasks = _tasks(paths) if worth else []
+        if len(paths) == 1 and tasks and tasks[0][0] == "files":
+            tasks = []  # one file that is not split: nothing to do side by side
+        self.todo: deque[tuple] = deque(tasks)
+        self.where: dict[Path, tuple[Future, int] | _Split] = {}
         self.outstanding: deque[Future] = deque()
-        self.submitted = 0  # files given to the workers
+        self.part_done: dict[str, dict[int, int]] = {}  # bytes done per part of split files
+        self.splits: list[_Split] = []
         self.pool: ProcessPoolExecutor | None = None
         self.queue = None
 
@@ -287,8 +438,9 @@ class Prefetcher:
         if self.todo:
             ctx = _context()
             self.queue = ctx.SimpleQueue()
+            units = sum(len(t[1]) if t[0] == "files" else self.jobs for t in self.todo)
             self.pool = ProcessPoolExecutor(
-                max_workers=min(self.jobs, sum(len(g) for g in self.todo)),
+                max_workers=min(self.jobs, units),
                 mp_context=ctx,
                 initializer=_init_worker,
                 initargs=(self.queue,),
@@ -307,37 +459,100 @@ class Prefetcher:
                     with contextlib.suppress(Exception):
                         proc.terminate()
             self.pool = None
-        for fut in {f for f, _ in self.where.values()}:
-            if fut.done() and not fut.cancelled() and fut.exception() is None:
-                for result in fut.result():
-                    if result is not None:
-                        result.discard()
+        futures: set[Future] = set()
+        for found in self.where.values():
+            if not isinstance(found, _Split):
+                futures.add(found[0])
+        for sp in self.splits:  # parts not taken (a file not landed, or stopped early)
+            futures.update(f for f in sp.futures[sp.taken :] if f is not None)
+            sp.dropped = True
+        for fut in futures:
+            if fut.done():
+                _discard_results(fut)
         self.where.clear()
 
     def _fill(self) -> None:
         assert self.pool is not None
         while self.outstanding and self.outstanding[0].done():
             self.outstanding.popleft()
+        spool = str(self.spool) if self.spool else None
         with _without_main():
             while self.todo and len(self.outstanding) < self.window:
-                group = self.todo.popleft()
+                task = self.todo.popleft()
+                if task[0] == "split":
+                    self._split(task[1], task[2])
+                    continue
+                if task[0] == "part":
+                    _, path, sp, k = task
+                    if sp.dropped:
+                        continue
+                    fut = self.pool.submit(
+                        _work_part,
+                        str(path),
+                        self.rels[path],
+                        sp.kind,
+                        sp.windows[k],
+                        k,
+                        spool,
+                        SPOOL_BYTES,
+                    )
+                    sp.futures[k] = fut
+                    self.outstanding.append(fut)
+                    continue
+                group = task[1]
                 fut = self.pool.submit(
                     _work,
                     [(str(p), self.rels[p]) for p in group],
-                    str(self.spool) if self.spool else None,
+                    spool,
                     SPOOL_BYTES,  # as the writer has it (tests lower it)
                 )
                 self.outstanding.append(fut)
                 for i, p in enumerate(group):
                     self.where[p] = (fut, i)
-                self.submitted += len(group)
+
+    def _split(self, path: Path, kind: str) -> None:
+        """Cut ``path`` into parts (here, in the writer: one quick pass) and queue them first;
+        a file that cannot be split is queued whole, one that cannot be read is left to the
+        writer (which meets the error where the serial path meets it)."""
+        from mqcap.parsers import parser_for_kind
+
+        try:
+            st = os.stat(path)
+            sha = sha256_of(path)
+        except OSError:
+            return
+        part_bytes = max(PART_MIN_BYTES, st.st_size // (PARTS_PER_JOB * self.jobs))
+        split = parser_for_kind(kind).split
+        windows = split(path, self.rels[path], part_bytes) if split is not None else None
+        if not windows:
+            self.todo.appendleft(("files", [path]))
+            return
+        sp = _Split(kind, st.st_size, st.st_mtime_ns, sha, windows, [None] * len(windows))
+        self.where[path] = sp
+        self.splits.append(sp)
+        self.todo.extendleft(("part", path, sp, k) for k in reversed(range(len(windows))))
 
     def _drain(self) -> None:
         if self.queue is None or self.on_progress is None:
             return
         while not self.queue.empty():
-            rel, done = self.queue.get()
+            rel, done, part = self.queue.get()
+            if part is not None:
+                parts = self.part_done.setdefault(rel, {})
+                parts[part] = done
+                done = sum(parts.values())
             self.on_progress(rel, done)
+
+    def _result(self, fut: Future) -> list | None:
+        """The future's results, progress drained while waiting; None when its worker died
+        (killed, out of memory): the writer then redoes the file."""
+        while True:
+            try:
+                return fut.result(timeout=0.2)
+            except FutureTimeout:
+                self._drain()
+            except Exception:
+                return None
 
     def take(self, path: Path) -> Prepared | None:
         """The worker's result for ``path``; None when it was not prefetched or its worker met
@@ -345,21 +560,54 @@ class Prefetcher:
         found = self.where.pop(path, None)
         if found is None:
             return None
-        fut, i = found
-        while True:
-            try:
-                result = fut.result(timeout=0.2)[i]
-                break
-            except FutureTimeout:
-                self._drain()
-            except Exception:  # a worker died (killed, out of memory): the writer redoes it
-                result = None
-                break
+        if isinstance(found, _Split):
+            return Prepared(
+                found.size,
+                found.mtime_ns,
+                found.sha256,
+                found.kind,
+                parts=_Parts(self, path, found),
+            )
+        else:
+            fut, i = found
+            results = self._result(fut)
+            result = None if results is None else results[i]
         self._drain()
         if self.pool is not None:
             with contextlib.suppress(RuntimeError):  # the pool broke: the writer does the rest
                 self._fill()
         return result
+
+    def _parts(self, path: Path, sp: _Split) -> Iterator[Prepared]:
+        """The parts' results in order, each as soon as it is ready; parts not yet submitted (the
+        window was full) are submitted as earlier ones finish. A part whose worker died or met an
+        environment error is parsed here (where that error then raises)."""
+        rel = self.rels[path]
+        try:
+            for k in range(len(sp.windows)):
+                while sp.futures[k] is None and self.pool is not None and not sp.dropped:
+                    head = self.outstanding[0] if self.outstanding else None
+                    if head is not None:
+                        self._result(head)
+                    try:
+                        self._fill()
+                    except RuntimeError:  # the pool broke: the rest are parsed here
+                        break
+                    if head is None and sp.futures[k] is None:
+                        break
+                fut = sp.futures[k]
+                got = self._result(fut) if fut is not None else None
+                part = got[0] if got else None
+                if part is None:
+                    part = prepare_part(path, rel, sp.kind, sp.windows[k], self.spool)
+                sp.taken = k + 1
+                if self.pool is not None:
+                    with contextlib.suppress(RuntimeError):
+                        self._fill()
+                yield part
+        finally:
+            self.part_done.pop(rel, None)
+            _drop_parts(sp)
 
 
 GROUP_FILES = 32
@@ -379,21 +627,44 @@ def _estimated_seconds(paths: list[Path]) -> float:
     return len(paths) * _SECONDS_PER_FILE + total * _SECONDS_PER_BYTE
 
 
-def _groups(paths: list[Path]) -> list[list[Path]]:
-    """Consecutive paths in groups of small files (a large file is a group of its own)."""
-    groups: list[list[Path]] = []
+# A file at least this large whose parser can split it is parsed in parts, each about
+# 1 / (PARTS_PER_JOB * jobs) of it and at least PART_MIN_BYTES.
+SPLIT_BYTES = 32 << 20
+PARTS_PER_JOB = 4
+PART_MIN_BYTES = 8 << 20
+
+
+def _tasks(paths: list[Path]) -> list[tuple]:
+    """The workers' tasks, in the paths' order: ``("files", [paths])`` for consecutive small
+    files grouped (a large file is a group of its own), ``("split", path, kind)`` for a large
+    file its parser can split (cut into parts when the task comes up)."""
+    tasks: list[tuple] = []
     size = 0
     for p in paths:
         try:
             n = os.stat(p).st_size
         except OSError:
             n = 0
-        if not groups or len(groups[-1]) >= GROUP_FILES or size + n > GROUP_BYTES:
-            groups.append([])
+        if n >= SPLIT_BYTES and (kind := _splits(p)) is not None:
+            tasks.append(("split", p, kind))
+            continue
+        group = tasks[-1][1] if tasks and tasks[-1][0] == "files" else None
+        if group is None or len(group) >= GROUP_FILES or size + n > GROUP_BYTES:
+            group = []
+            tasks.append(("files", group))
             size = 0
-        groups[-1].append(p)
+        group.append(p)
         size += n
-    return groups
+    return tasks
+
+
+def _splits(path: Path) -> str | None:
+    """The kind of the file when its parser can split it, else None."""
+    try:
+        parser = detect(path, path.name)
+    except Exception:  # unreadable, or a sniffer bug: prepared whole, where it says why
+        return None
+    return parser.kind if parser is not None and parser.split is not None else None
 
 
 def clear_spool(spool: Path) -> None:

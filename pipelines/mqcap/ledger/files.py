@@ -310,16 +310,19 @@ class FileLedger:
         position: str | None,
         retry: bool = False,
         run: tuple[str | None, str | None] = (None, None),
+        file_id: int | None = None,
     ) -> int:
         """Record ``rel`` as set aside (one transaction); the newest verdict replaces an older
-        set-aside entry. Returns the new file id."""
+        set-aside entry. Returns the new file id (``file_id``: the one a landing of this file
+        took before it was rolled back, so ids do not depend on how the file was parsed)."""
         prior = self.current(rel)
         with self.transaction():
             if prior is not None and prior.status == "set_aside":
                 self.con.execute(
                     f"update {LEDGER} set status = 'replaced' where file_id = ?", [prior.file_id]
                 )
-            file_id = self.next_id()
+            if file_id is None:
+                file_id = self.next_id()
             self._insert(
                 {
                     "file_id": file_id,

@@ -124,6 +124,8 @@ class ParseContext:
     unknown_lines: Counter = field(default_factory=Counter)
     skipped: Counter = field(default_factory=Counter)
     on_progress: Callable[[int], None] | None = None
+    # A part of the file to parse instead of all of it (``Parser.split`` made it), or None.
+    window: Any = None
 
     def error(
         self, message: str, *, line: int | None = None, offset: int | None = None
@@ -156,6 +158,9 @@ class Parser:
     priority: int = 50
     # "text" formats are decoded as text; "binary" formats are read as bytes.
     mode: str = "text"
+    # (path, source name, part size) -> the parts (``ParseContext.window``) whose rows, parsed
+    # one by one in any order and put in order, are the file's; None when it cannot be split.
+    split: Callable[[Path, str, int], list | None] | None = None
 
     def table(self, name: str) -> Table:
         for t in self.tables:

@@ -6,6 +6,12 @@ header/trailer records (types 2/3), other record types and MQ subtypes without a
 The z/OS records such dumps mix in (SMF 30 subtypes 2/3, 70-2, 72-3) go to ``zos``, which lands
 them in the address-space CPU and RMF tables.
 
+A large dump is split into parts at record boundaries (:func:`split`), decoded in parallel by
+``mqcap ingest --jobs N`` (``mqcap.ingest_pool``): one quick pass over the records finds the
+boundaries and the statistics interval each part starts with (the storage-manager records of a
+part take the interval of the last statistics record before them, perhaps in an earlier part),
+so the parts' rows, put in order, are the rows of the whole dump, lineage included.
+
 Example:
     parsed = parse_file(PARSER, Path("TESTCHL.dat"))
     parsed["smf_qcst"].height  # 23
@@ -14,12 +20,19 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import polars as pl
 
-from mqcap.parsers.base import Batch, ParseContext, Parser
-from mqcap.parsers.smf.reader import detect_layout, read_records
-from mqcap.parsers.smf.records import DISPATCH_115, RecordError, decode_record, is_mq
+from mqcap.parsers.base import Batch, ParseContext, Parser, is_gzip
+from mqcap.parsers.smf.reader import Window, detect_layout, read_records
+from mqcap.parsers.smf.records import (
+    DISPATCH_115,
+    RecordError,
+    advance_intervals,
+    decode_record,
+    is_mq,
+)
 from mqcap.parsers.smf.structures import STRUCTURES
 from mqcap.parsers.smf.tables import ALL_TABLES, TABLES
 from mqcap.parsers.smf.zos import ZOS_TABLES, ZOS_TYPES, ZosDecoder
@@ -64,24 +77,67 @@ def frame(table: str, rows: list[tuple]) -> pl.DataFrame:
     return pl.DataFrame(data)
 
 
+def _mq_subtype(data: bytes) -> int | None:
+    """The subtype of an MQ record with a decoder here, else None (a record to skip)."""
+    if not is_mq(data):
+        return None
+    st = int.from_bytes(data[18:20], "big") if len(data) >= 20 else -1
+    return st if st in (DISPATCH_115 if data[1] == 115 else _KNOWN_116) else None
+
+
+def _skip_reason(data: bytes) -> str:
+    if not is_mq(data):
+        return f"SMF type {data[1] if len(data) > 1 else '?'} record"
+    st = int.from_bytes(data[18:20], "big") if len(data) >= 20 else -1
+    return f"SMF {data[1]} subtype {st} record (no decoder)"
+
+
+def split(path: Path, source_file: str, part_bytes: int) -> list[Window] | None:
+    """Parts of about ``part_bytes`` each, starting at record boundaries, with the statistics
+    intervals the records before each part leave (``Window.state``); None when the dump is not
+    worth splitting, is compressed (no seeking), or its records cannot be read through (the
+    parse of the whole file then says where).
+
+    One pass reads the records and each MQ record's header only, a few percent of the decode.
+    """
+    if is_gzip(path):
+        return None
+    ctx = ParseContext(path=path, source_file=source_file)
+    intervals: dict = {}
+    parts: list[Window] = []
+    start = before = 0
+    state: tuple = ()
+    cut = part_bytes
+    try:
+        for rec in read_records(ctx):
+            if rec.resume >= cut:
+                parts.append(Window(start, rec.resume, before, state))
+                start, before, state = rec.resume, rec.number - 1, tuple(intervals.items())
+                cut = start + part_bytes
+            if _mq_subtype(rec.data) is not None:  # (z/OS records are not MQ's)
+                advance_intervals(rec.data, intervals)
+    except Exception:  # bad input (or a vanished file): the whole-file parse meets it and says so
+        return None
+    parts.append(Window(start, None, before, state))
+    return parts if len(parts) > 1 else None
+
+
 def parse(ctx: ParseContext) -> Iterator[Batch]:
     pending: dict[str, list[tuple]] = {}
     source = ctx.source_file
     zos = ZosDecoder(ctx)
-    intervals: dict = {}  # last statistics interval per (system, qmgr): see decode_record
+    # The last statistics interval per (system, qmgr), see decode_record; a part of the dump
+    # starts with those the records before it left.
+    intervals: dict = dict(ctx.window.state) if ctx.window is not None else {}
     cells = 0  # values held in pending, all tables
     for rec in read_records(ctx):
         data = rec.data
         if zos.wants(data):
             yield from zos.decode(rec)
             continue
-        if not is_mq(data):
-            ctx.skip(f"SMF type {data[1] if len(data) > 1 else '?'} record")
-            continue
-        st = int.from_bytes(data[18:20], "big") if len(data) >= 20 else -1
-        known = DISPATCH_115 if data[1] == 115 else _KNOWN_116
-        if st not in known:
-            ctx.skip(f"SMF {data[1]} subtype {st} record (no decoder)")
+        st = _mq_subtype(data)
+        if st is None:
+            ctx.skip(_skip_reason(data))
             continue
         try:
             pre = (source, rec.offset, rec.number, None)
@@ -123,4 +179,5 @@ PARSER = Parser(
     parse=parse,
     priority=20,
     mode="binary",
+    split=split,
 )

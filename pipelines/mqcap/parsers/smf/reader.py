@@ -15,6 +15,11 @@ Three layouts are accepted (gzip-compressed too: offsets then count the decompre
 Memory stays bounded: the file is read in chunks and at most one (re-assembled) record is held.
 Every problem raises an :class:`InputError` naming the byte offset.
 
+A part of a dump (``ctx.window``, a :class:`Window`) is read on its own from a record boundary:
+its records keep their byte offsets and their numbers in the whole file. Each record says where
+such a part may start (``RawRecord.resume``): its first RDW, or the start of its block when it
+opens the block (BDW layout), or -1 (a record a block does not begin with cannot start a part).
+
 Example:
     for rec in read_records(ctx):
         rec.offset, rec.number, rec.data[1]  # data starts at the SMF flag byte (no RDW)
@@ -43,6 +48,19 @@ class RawRecord:
     offset: int  # byte offset of the record's first RDW (or of its first byte, NORDW)
     number: int  # 1-based record number in the file
     data: bytes  # the SMF record from its flag byte on (RDW removed, segments joined)
+    resume: int = -1  # where a part of the file that begins with this record starts reading
+
+
+@dataclass(frozen=True)
+class Window:
+    """The part of a dump from byte ``start`` (a record's ``resume``) to byte ``end`` (the next
+    part's start; None: the end of the file), whose first record is number ``before + 1``;
+    ``state``: what the records before it leave for the decoder (parser-specific, picklable)."""
+
+    start: int
+    end: int | None
+    before: int
+    state: tuple = ()
 
 
 def plausible_header(b: bytes, at: int) -> bool:
@@ -91,11 +109,11 @@ def _bdw_at(head: bytes, at: int) -> bool:
 class _Chunks:
     """A sliding window over the file: ``take(n)`` returns exactly n bytes or fewer at EOF."""
 
-    def __init__(self, fh) -> None:
+    def __init__(self, fh, base: int = 0) -> None:
         self.fh = fh
         self.buf = b""
         self.pos = 0  # offset in buf
-        self.base = 0  # file offset of buf[0]
+        self.base = base  # file offset of buf[0]
 
     @property
     def offset(self) -> int:
@@ -126,6 +144,9 @@ class _Chunks:
 
 
 def read_records(ctx: ParseContext) -> Iterator[RawRecord]:
+    """The records of the file, or of the part ``ctx.window`` says (progress then counts the
+    bytes of the part)."""
+    window: Window | None = getattr(ctx, "window", None)
     with open_input(ctx.path, ctx.source_file) as fh:
         chunks = _Chunks(fh)
         head = chunks.peek(64)
@@ -137,12 +158,17 @@ def read_records(ctx: ParseContext) -> Iterator[RawRecord]:
                 "not an SMF dump: no BDW, RDW or SMF record header at the start of the file",
                 offset=0,
             )
+        start, end, before = 0, None, 0
+        if window is not None:
+            start, end, before = window.start, window.end, window.before
+            fh.seek(start)
+            chunks = _Chunks(fh, start)
         if layout == "nordw":
-            yield from _read_nordw(ctx, chunks)
+            yield from _read_nordw(ctx, chunks, end, before, start)
         else:
             segments = _bdw_segments if layout == "bdw" else _rdw_segments
-            yield from _assemble(ctx, segments(ctx, chunks))
-        ctx.progress(chunks.offset)
+            yield from _assemble(ctx, segments(ctx, chunks, end), before, start)
+        ctx.progress(chunks.offset - start)
 
 
 def _rdw_segment(ctx: ParseContext, chunks: _Chunks, at: int) -> tuple[int, int, bytes] | None:
@@ -169,13 +195,18 @@ def _rdw_segment(ctx: ParseContext, chunks: _Chunks, at: int) -> tuple[int, int,
     return at, flag, body
 
 
-def _rdw_segments(ctx: ParseContext, chunks: _Chunks) -> Iterator[tuple[int, int, bytes]]:
-    while (segment := _rdw_segment(ctx, chunks, chunks.offset)) is not None:
-        yield segment
+Segment = tuple[int, int, bytes, int]  # offset, flag, body, where a part may start (or -1)
 
 
-def _bdw_segments(ctx: ParseContext, chunks: _Chunks) -> Iterator[tuple[int, int, bytes]]:
-    while True:
+def _rdw_segments(ctx: ParseContext, chunks: _Chunks, end: int | None) -> Iterator[Segment]:
+    while (end is None or chunks.offset < end) and (
+        segment := _rdw_segment(ctx, chunks, chunks.offset)
+    ) is not None:
+        yield (*segment, segment[0])
+
+
+def _bdw_segments(ctx: ParseContext, chunks: _Chunks, end: int | None) -> Iterator[Segment]:
+    while end is None or chunks.offset < end:
         at = chunks.offset
         bdw = chunks.take(4)
         if not bdw:
@@ -193,28 +224,33 @@ def _bdw_segments(ctx: ParseContext, chunks: _Chunks) -> Iterator[tuple[int, int
             )
         if length < 8:
             raise ctx.error(f"bad BDW: block length {length} holds no record", offset=at)
-        end = at + length
-        while chunks.offset < end:
+        block_end = at + length
+        resume = at
+        while chunks.offset < block_end:
             segment = _rdw_segment(ctx, chunks, chunks.offset)
             if segment is None:
                 raise ctx.error(f"block length {length} runs past the end of the file", offset=at)
-            if chunks.offset > end:
+            if chunks.offset > block_end:
                 raise ctx.error(
                     f"record at byte {segment[0]} runs past the end of its block "
                     f"(block of {length} bytes)",
                     offset=at,
                 )
-            yield segment
+            yield (*segment, resume)
+            resume = -1
 
 
-def _assemble(ctx: ParseContext, segments: Iterator[tuple[int, int, bytes]]) -> Iterator[RawRecord]:
-    """Complete records from RDW segments, spanned records re-assembled."""
-    number = 0
-    next_progress = PROGRESS_EVERY
+def _assemble(
+    ctx: ParseContext, segments: Iterator[Segment], number: int = 0, base: int = 0
+) -> Iterator[RawRecord]:
+    """Complete records from RDW segments, spanned records re-assembled; ``number`` records
+    come before the first, which is at byte ``base`` (progress counts from there)."""
+    next_progress = base + PROGRESS_EVERY
     parts: list[bytes] = []
     size = 0
     start = 0
-    for at, flag, body in segments:
+    resume = -1
+    for at, flag, body, where in segments:
         if flag in (0, 1):  # complete, or first segment
             if parts:
                 raise ctx.error(
@@ -222,14 +258,14 @@ def _assemble(ctx: ParseContext, segments: Iterator[tuple[int, int, bytes]]) -> 
                     "segment of the spanned record at byte " + str(start),
                     offset=at,
                 )
-            start = at
+            start, resume = at, where
             if flag == 0:
                 number += 1
-                yield RawRecord(at, number, body)
+                yield RawRecord(at, number, body, where)
             else:
                 parts, size = [body], len(body)
             if at >= next_progress:
-                ctx.progress(at)
+                ctx.progress(at - base)
                 next_progress = at + PROGRESS_EVERY
             continue
         # middle (3) or last (2) segment
@@ -245,7 +281,7 @@ def _assemble(ctx: ParseContext, segments: Iterator[tuple[int, int, bytes]]) -> 
             raise ctx.error(f"spanned record larger than {MAX_RECORD} bytes", offset=start)
         if flag == 2:
             number += 1
-            yield RawRecord(start, number, b"".join(parts))
+            yield RawRecord(start, number, b"".join(parts), resume)
             parts, size = [], 0
     if parts:
         raise ctx.error(
@@ -269,7 +305,10 @@ def nordw_length(head: bytes) -> int | None:
         q = first_off - 4
         if q + 7 > len(head):
             return None
-        ntrip = head[q + 6]
+        # A storage-manager record of MQ 10 (115 subtypes 5-7) starts with a 4-byte header
+        # whose length halfword is 1 (then the QWHX), not a QWHS: one data section follows, as
+        # records.py reads it.
+        ntrip = 2 if head[q : q + 2] == b"\x00\x01" else head[q + 6]
     end = 24
     for i in range(min(ntrip, 12)):
         if 24 + i * 8 + 8 > len(head):
@@ -280,10 +319,11 @@ def nordw_length(head: bytes) -> int | None:
     return end
 
 
-def _read_nordw(ctx: ParseContext, chunks: _Chunks) -> Iterator[RawRecord]:
-    number = 0
-    next_progress = PROGRESS_EVERY
-    while not chunks.at_eof():
+def _read_nordw(
+    ctx: ParseContext, chunks: _Chunks, end: int | None = None, number: int = 0, base: int = 0
+) -> Iterator[RawRecord]:
+    next_progress = base + PROGRESS_EVERY
+    while (end is None or chunks.offset < end) and not chunks.at_eof():
         at = chunks.offset
         head = chunks.peek(32768)
         if not plausible_header(head, 0):
@@ -300,7 +340,7 @@ def _read_nordw(ctx: ParseContext, chunks: _Chunks) -> Iterator[RawRecord]:
                 f"truncated record: {length} bytes expected, {len(data)} left", offset=at
             )
         number += 1
-        yield RawRecord(at, number, data)
+        yield RawRecord(at, number, data, at)
         if at >= next_progress:
-            ctx.progress(at)
+            ctx.progress(at - base)
             next_progress = at + PROGRESS_EVERY

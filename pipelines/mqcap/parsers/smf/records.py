@@ -106,19 +106,28 @@ def _identity(data: bytes) -> tuple:
     )
 
 
-def _triplets(data: bytes) -> tuple[list[tuple[int, int, int]], int | None]:
-    """(offset in data, length, count) of the sections the record declares; QWHS offset."""
+def _qwhs_at(data: bytes) -> int | None:
+    """Offset in data of the record's QWHS (None: the record has none)."""
     if len(data) < HEADER_LEN + 8:
         raise RecordError(f"record of {len(data)} bytes is too short for an MQ SMF header")
     off0, len0, _ = _TRIP.unpack_from(data, HEADER_LEN)
     if len0 == 4:
-        count, qwhs = 2, None
+        return None
+    qwhs = off0 - 4
+    if qwhs < 0 or qwhs + 2 > len(data):
+        raise RecordError(
+            f"truncated record: QWHS offset {off0} is outside the record ({len(data)} bytes)"
+        )
+    return qwhs
+
+
+def _triplets(data: bytes) -> tuple[list[tuple[int, int, int]], int | None]:
+    """(offset in data, length, count) of the sections the record declares; QWHS offset."""
+    qwhs = _qwhs_at(data)
+    if qwhs is None:
+        count = 2
     else:
-        qwhs = off0 - 4
-        if qwhs < 0 or qwhs + 2 > len(data):
-            raise RecordError(
-                f"truncated record: QWHS offset {off0} is outside the record ({len(data)} bytes)"
-            )
+        off0 = qwhs + 4
         if _H.unpack_from(data, qwhs)[0] == 1:
             # The storage-manager subtypes (5, 6, 7) of MQ 10 carry a 4-byte header whose length
             # halfword is 1 (an extension may follow): like mq-smf-csv, one data section.
@@ -180,18 +189,17 @@ def _qwhx(data: bytes, at: int, ident: Identity) -> None:
     ident.mq_version = ebcdic_text(data[at + 8 : at + 14])
 
 
-def decode_record(
-    data: bytes, intervals: dict[tuple, Interval] | None = None
-) -> Iterator[tuple[str, Identity, tuple]]:
-    """(structure name, identity, field values) for every structure instance in the record.
+def advance_intervals(data: bytes, intervals: dict[tuple, Interval]) -> None:
+    """What :func:`decode_record` does to ``intervals`` for this record, without decoding its
+    sections: how the parts of one dump decoded in parallel learn the statistics interval the
+    records before them left (``mqcap.parsers.smf.parts``)."""
+    _header(data, identity(data), _qwhs_at(data), intervals)
 
-    ``intervals`` (kept by the caller across the records of one dump, per system and queue
-    manager) carries the statistics interval to the storage-manager records (115 subtypes 5, 6,
-    7): their short header has no interval, and mq-smf-csv prints the one of the statistics
-    record before them (MQ writes them at the end of the same interval).
-    """
-    ident = identity(data)
-    trips, qwhs = _triplets(data)
+
+def _header(
+    data: bytes, ident: Identity, qwhs: int | None, intervals: dict[tuple, Interval] | None
+) -> None:
+    """The interval and header extension of ``ident`` from the QWHS; ``intervals`` updated."""
     key = (ident.system_id, ident.qmgr)
     if qwhs is not None and ident.smf_type == 115:
         qlen = _H.unpack_from(data, qwhs)[0]
@@ -216,6 +224,21 @@ def decode_record(
             intervals.pop(key, None)  # mq-smf-csv forgets the interval here
     elif qwhs is None and intervals is not None:
         intervals.pop(key, None)  # no QWHS: mq-smf-csv forgets the interval too
+
+
+def decode_record(
+    data: bytes, intervals: dict[tuple, Interval] | None = None
+) -> Iterator[tuple[str, Identity, tuple]]:
+    """(structure name, identity, field values) for every structure instance in the record.
+
+    ``intervals`` (kept by the caller across the records of one dump, per system and queue
+    manager) carries the statistics interval to the storage-manager records (115 subtypes 5, 6,
+    7): their short header has no interval, and mq-smf-csv prints the one of the statistics
+    record before them (MQ writes them at the end of the same interval).
+    """
+    ident = identity(data)
+    trips, qwhs = _triplets(data)
+    _header(data, ident, qwhs, intervals)
 
     def trip(i: int) -> tuple[int, int, int]:
         return trips[i] if i < len(trips) else (0, 0, 0)
