@@ -332,7 +332,8 @@ class _Ingestor:
         settled = prior is not None and (prior.status == "loaded" or not prior.retry)
         if settled and prior.bytes == st.st_size and prior.mtime_ns == st.st_mtime_ns:
             return False, prior.sha256, prior, st
-        sha = sha256_of(path)
+        # (a large file the prefetcher split was hashed then, by this process: not twice)
+        sha = (self.prefetch and self.prefetch.sha256(path, st)) or sha256_of(path)
         if settled and prior.sha256 == sha:
             if prior.mtime_ns != st.st_mtime_ns:  # touched, not changed: remember the new mtime
                 self.ledger.touch(prior, st.st_mtime_ns)

@@ -431,6 +431,7 @@ class Prefetcher:
         self.outstanding: deque[Future] = deque()
         self.part_done: dict[str, dict[int, int]] = {}  # bytes done per part of split files
         self.splits: list[_Split] = []
+        self.hashed: dict[Path, tuple[int, int, int, str]] = {}  # split files, hashed here
         self.pool: ProcessPoolExecutor | None = None
         self.queue = None
 
@@ -527,10 +528,19 @@ class Prefetcher:
         if not windows:
             self.todo.appendleft(("files", [path]))
             return
+        self.hashed[path] = (st.st_size, st.st_mtime_ns, st.st_ino, sha)
         sp = _Split(kind, st.st_size, st.st_mtime_ns, sha, windows, [None] * len(windows))
         self.where[path] = sp
         self.splits.append(sp)
         self.todo.extendleft(("part", path, sp, k) for k in reversed(range(len(windows))))
+
+    def sha256(self, path: Path, st: os.stat_result) -> str | None:
+        """The sha256 this (writer) process took of ``path`` when it split it, if the file's
+        stat is still the one it had then; else None (hash it)."""
+        known = self.hashed.get(path)
+        if known is not None and known[:3] == (st.st_size, st.st_mtime_ns, st.st_ino):
+            return known[3]
+        return None
 
     def _drain(self) -> None:
         if self.queue is None or self.on_progress is None:
