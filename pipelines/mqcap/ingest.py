@@ -33,7 +33,15 @@ import pyarrow as pa
 
 from mqcap import duplicates, faults, ingest_pool, warehouse
 from mqcap.errors import EnvironmentProblem, InputError, UsageError
-from mqcap.ingest_pool import PartError, Prefetcher, Prepared, clear_spool, prepare, sha256_of
+from mqcap.ingest_pool import (
+    PartError,
+    Prefetcher,
+    Prepared,
+    clear_spool,
+    prepare,
+    sha256_of,
+    spooled_batches,
+)
 from mqcap.ledger import files as ledger_files
 from mqcap.ledger.files import LEDGER, Entry, FileLedger, folder_of
 from mqcap.names import printable, raw_path, relative_name
@@ -475,28 +483,35 @@ class _Ingestor:
             self.report.outcomes[:] = [o for o in self.report.outcomes if o is not None]
 
     def _commit(self, batch: list[_Pending]) -> None:
-        """One transaction: every file's rows (a table's small batches in one insert), the
-        superseded versions' rows out, the ledger rows in one insert."""
+        """One transaction: every file's rows (per table, the batches held in memory in one
+        insert and the spooled ones streamed in another), the superseded versions' rows out, the
+        ledger rows in one insert."""
         frames: dict[str, list[pa.Table]] = {}
+        spooled: dict[str, tuple[list[str], list[int]]] = {}
         touched: list[set[str]] = []
         with self.ledger.transaction():
             ids = self.ledger.next_ids(len(batch))
             for file_id, item in zip(ids, batch, strict=True):
                 item.file_id = file_id
-                for table, frame, spooled in item.prep.frames():
-                    frame = frame.append_column(
-                        "file_id", pa.repeat(pa.scalar(file_id, pa.int64()), frame.num_rows)
+                for table, data in item.prep.all_batches():
+                    if isinstance(data, str):
+                        paths, file_ids = spooled.setdefault(table, ([], []))
+                        paths.append(data)
+                        file_ids.append(file_id)
+                        continue
+                    frames.setdefault(table, []).append(
+                        data.append_column(
+                            "file_id", pa.repeat(pa.scalar(file_id, pa.int64()), data.num_rows)
+                        )
                     )
-                    if spooled:
-                        self._insert(table, frame)
-                    else:
-                        frames.setdefault(table, []).append(frame)
                 changed = set(item.prep.per_table)
                 if item.prior is not None:
                     changed |= self.ledger.supersede(item.prior, file_id)
                 touched.append(changed)
             for table, parts in frames.items():
                 self._insert(table, pa.concat_tables(parts))
+            for table, (paths, file_ids) in spooled.items():
+                self._insert(table, spooled_batches(paths, file_ids))
             entries = self.ledger.insert_loaded(
                 [
                     (
@@ -530,10 +545,10 @@ class _Ingestor:
                 tuple(sorted(changed)),
             )
 
-    def _insert(self, table: str, frame: pa.Table) -> None:
+    def _insert(self, table: str, frame: pa.Table | pa.RecordBatchReader) -> None:
         # Columns named (not "by name"): DuckDB then skips matching names, ~25 % of the insert
         # of a wide SMF table (bench/RESULTS.md); columns a frame lacks stay NULL either way.
-        cols = ", ".join(f'"{c}"' for c in frame.column_names)
+        cols = ", ".join(f'"{c}"' for c in frame.schema.names)
         self.con.register("mqcap_batch", frame)
         try:
             self.con.execute(
@@ -764,6 +779,9 @@ class _Ingestor:
         )
 
 
+INGEST_MEMORY_LIMIT = "512MB"
+
+
 @dataclass
 class _Pending:
     """A file queued for the next batch transaction; ``index``: its outcome's place."""
@@ -846,6 +864,12 @@ def ingest(
         try:
             warehouse.ensure_schema(con)
             ledger_files.migrate(con)
+            # DuckDB's own memory (it spills past this, into <warehouse>.tmp/): a large file's
+            # rows stream through it, so ingest stays within about 1 GB whatever the file size
+            # (bench/RESULTS.md); DuckDB's default is 80 % of the machine.
+            con.execute(
+                f"set memory_limit = '{INGEST_MEMORY_LIMIT}'"
+            )  # (this instance's: closed after)
             ing.run(files)
             # Records the new files repeat from earlier-loaded files: said here, counted once.
             for note in duplicates.describe_landed(con, ing.report.landed):
