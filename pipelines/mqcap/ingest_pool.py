@@ -14,14 +14,16 @@ error then takes its documented course (``mqcap.faults``).
 
 A large file whose parser can split it (``Parser.split``: binary SMF dumps) is cut into parts at
 record boundaries by the writer (one quick pass) and its parts are parsed by the workers like
-files. The writer lands the parts in order as they finish, in the file's one transaction, while
-the workers parse the next ones (``Prepared.parts``): the file lands as if one process had
-parsed it (rows, lineage, counts), and a part's bad input rolls the whole file back and sets it
-aside with the reason and position the whole-file parse gives (:class:`PartError`).
+files, every batch to the spool. The writer takes the parts in order as they finish
+(``Prepared.parts``) and lands each table's spooled batches of the file in one streamed insert,
+in the file's one transaction: the file lands as if one process had parsed it (rows, lineage,
+counts), and a part's bad input rolls the whole file back and sets it aside with the reason and
+position the whole-file parse gives (:class:`PartError`).
 
 Rows of a large file do not travel through memory whole: past ``SPOOL_BYTES`` a file's typed
-batches are written as Arrow IPC files in a spool folder beside the warehouse and read back one
-at a time by the writer (the folder is emptied by every ingest).
+batches are written as Arrow IPC files in a spool folder beside the warehouse and streamed by
+the writer into one insert per table, a batch at a time (:func:`spooled_batches`; the folder is
+emptied by every ingest).
 
 Example:
     with Prefetcher(paths, jobs=2, spool=spool_dir) as pre:
