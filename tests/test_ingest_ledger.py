@@ -7,10 +7,11 @@ import shutil
 
 import pytest
 
+from mqcap import ingest as ingest_mod
 from mqcap.errors import UsageError
 from mqcap.ingest import ingest
 
-from helpers import landing_fingerprint, query, tree_hashes
+from helpers import FIXTURES, landing_fingerprint, query, tree_hashes
 
 
 def test_sample_study_lands_every_file_with_lineage(settings, sample_study):
@@ -76,6 +77,66 @@ def test_duplicate_content_under_another_name_is_set_aside(settings, sample_stud
         "duplicate of attls/ssl-chacha-2k/results.csv (same content already loaded)"
     )
     assert query(settings, "select count(*) from landing.driver_results") == [(10,)]
+
+
+def test_a_duplicate_lands_when_the_file_it_repeats_is_deleted(settings, sample_study, monkeypatch):
+    """Nothing lost: the copy set aside as a duplicate is the data once its original is gone.
+    In the same ingest that sees the deletion (deletions are swept first), in a run folder and
+    at the raw root; while the original stays, the copy stays set aside without being read."""
+    run = sample_study / "ssl-chacha-2k"
+    shutil.copy(run / "results.csv", run / "results-copy.csv")
+    root = settings.raw_root
+    shutil.copy(FIXTURES / "smf" / "TEST115.dat", root / "a-day.dat")
+    shutil.copy(FIXTURES / "smf" / "TEST115.dat", root / "b-day.dat")
+    first = ingest(settings)
+    assert sorted(o.path for o in first.set_aside) == [
+        "attls/ssl-chacha-2k/results.csv",  # results-copy.csv sorts first and lands
+        "b-day.dat",
+    ]
+    rows = query(settings, "select count(*) from landing.driver_results")
+    qlst = query(settings, "select count(*) from landing.smf_qlst")
+    read: list[str] = []
+    real_prepare = ingest_mod.prepare
+    monkeypatch.setattr(
+        ingest_mod,
+        "prepare",
+        lambda path, rel, *a, **k: read.append(rel) or real_prepare(path, rel, *a, **k),
+    )
+    again = ingest(settings)  # the originals stay: the copies stay set aside, unread
+    assert read == []
+    assert [o.status for o in again.outcomes].count("unchanged") == len(again.outcomes) - 2
+    assert sorted(o.path for o in again.set_aside) == sorted(o.path for o in first.set_aside)
+
+    (run / "results-copy.csv").unlink()
+    (root / "a-day.dat").unlink()
+    report = ingest(settings)
+    assert sorted(read) == ["attls/ssl-chacha-2k/results.csv", "b-day.dat"]  # only those
+    assert sorted(o.path for o in report.deleted) == [
+        "a-day.dat",
+        "attls/ssl-chacha-2k/results-copy.csv",
+    ]
+    assert sorted(o.path for o in report.landed) == [
+        "attls/ssl-chacha-2k/results.csv",
+        "b-day.dat",
+    ]
+    assert report.set_aside == []
+    assert query(settings, "select count(*) from landing.driver_results") == rows
+    assert query(settings, "select count(*) from landing.smf_qlst") == qlst
+    assert query(
+        settings,
+        "select path, status from meta.ingest_ledger where path in ('a-day.dat', 'b-day.dat', "
+        "'attls/ssl-chacha-2k/results.csv', 'attls/ssl-chacha-2k/results-copy.csv') "
+        "order by file_id",
+    ) == [
+        ("a-day.dat", "replaced"),  # loaded, then its deletion's entry
+        ("attls/ssl-chacha-2k/results-copy.csv", "replaced"),
+        ("attls/ssl-chacha-2k/results.csv", "replaced"),  # set aside, then loaded
+        ("b-day.dat", "replaced"),
+        ("a-day.dat", "deleted"),  # in the order they landed
+        ("attls/ssl-chacha-2k/results-copy.csv", "deleted"),
+        ("attls/ssl-chacha-2k/results.csv", "loaded"),
+        ("b-day.dat", "loaded"),
+    ]
 
 
 def test_bad_file_is_set_aside_with_position_and_next_file_loads(settings, sample_study):

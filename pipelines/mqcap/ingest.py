@@ -244,6 +244,7 @@ class _Ingestor:
         self._resolved_root: Path | None = None
         self._rels: dict[Path, str] = {}
         self._settled_stat: dict[Path, os.stat_result] = {}
+        self._folders: dict | None = None  # run folders, for the duplicates set aside
 
     def _root(self) -> Path:
         """The raw root, resolved once per ingest (a no-change run names thousands of files)."""
@@ -305,7 +306,7 @@ class _Ingestor:
             self.progress.log(printable(note))
             self.report.notes.append(note)
             return
-        for entry in entries:
+        for entry in sorted(entries, key=lambda e: e.file_id):  # (in the order they landed)
             if entry.path in seen:
                 continue
             why = _gone(raw_path(root, entry.path))
@@ -338,6 +339,8 @@ class _Ingestor:
         if stat_mod.S_ISDIR(st.st_mode):
             raise IsADirectoryError(21, "Is a directory", str(path))
         settled = prior is not None and (prior.status == "loaded" or not prior.retry)
+        if settled and prior.status == "set_aside" and self._original_gone(rel, prior):
+            settled = False
         if settled and prior.bytes == st.st_size and prior.mtime_ns == st.st_mtime_ns:
             return False, prior.sha256, prior, st
         # (a large file the prefetcher split was hashed then, by this process: not twice)
@@ -379,9 +382,13 @@ class _Ingestor:
 
     def settled(self, path: Path, rel: str) -> bool:
         """True when the stat alone says the file is as the ledger has it (no work, no hashing);
-        a file that cannot be stat'ed is left to :meth:`process` (it says why)."""
+        a file that cannot be stat'ed is left to :meth:`process` (it says why). A file set aside
+        as a duplicate is settled only while a loaded file of its run still has its content:
+        when that one is deleted (swept before this), the duplicate lands."""
         prior = self.ledger.current(rel)
         if prior is None or (prior.status != "loaded" and prior.retry):
+            return False
+        if prior.status == "set_aside" and self._original_gone(rel, prior):
             return False
         try:
             st = path.stat()
@@ -391,6 +398,17 @@ class _Ingestor:
             self._settled_stat[path] = st  # process() takes it (one stat per settled file)
             return True
         return False
+
+    def _original_gone(self, rel: str, prior: Entry) -> bool:
+        """``prior`` was set aside as a duplicate, and no loaded file of its run (see
+        ``FileLedger.loaded_with_sha``) has its content any more."""
+        if not (prior.reason or "").startswith(DUPLICATE_REASON.partition("{")[0]):
+            return False
+        if self._folders is None:
+            self._folders = self.ledger.run_folders()
+        folder = folder_of(rel, self._folders)
+        run = self._folders[folder] if folder is not None else (None, None)
+        return self.ledger.loaded_with_sha(prior.sha256, rel, run) is None
 
     def prepared(self, path: Path, rel: str, sha: str, st: os.stat_result) -> Prepared:
         """The file hashed, sniffed and parsed: a worker's result when it is of the bytes hashed
@@ -648,7 +666,7 @@ class _Ingestor:
                     rel,
                     sha,
                     parser.kind,
-                    f"duplicate of {duplicate} (same content already loaded)",
+                    DUPLICATE_REASON.format(duplicate),
                     None,
                 )
             )
@@ -741,6 +759,9 @@ class _Ingestor:
     # -- the batch ------------------------------------------------------------------------------
     def run(self, files: list[Path]) -> None:
         root = self._root()
+        rels = {p: self.rel(p) for p in files}
+        # Deletions first: a file set aside as the duplicate of one deleted now lands (settled).
+        self.sweep_deleted(files, set(rels.values()))
         # Files set aside for a reason that can go away are retried (those gone are not files).
         retry = [raw_path(root, p) for p in self.ledger.retry_paths()]
         if retry:  # (files come sorted from discover)
@@ -748,7 +769,7 @@ class _Ingestor:
         manifests = [p for p in files if p.name.lower() in manifest_mod.MANIFEST_NAMES]
         is_manifest = set(manifests)
         data = [p for p in files if p not in is_manifest]
-        rels = {p: self.rel(p) for p in files}
+        rels.update((p, self.rel(p)) for p in files if p not in rels)
         # Workers start on the files the ledger cannot settle from their stat alone (manifests
         # first: they land first) while this process sweeps deletions (the results are checked
         # on use).
@@ -759,7 +780,6 @@ class _Ingestor:
         self.batch_runs = self.batch_run_ids(todo)
         self.prefetch = Prefetcher(todo, rels, self.settings.jobs, self.spool, self._pool_progress)
         with self.prefetch:
-            self.sweep_deleted(files, set(rels.values()))
             self.progress.start("ingest", total=len(files), unit="files")
             for path in manifests:
                 self.process_or_settle(path, rels[path], {}, {}, only_manifests=True)
@@ -780,6 +800,7 @@ class _Ingestor:
 
 
 INGEST_MEMORY_LIMIT = "512MB"
+DUPLICATE_REASON = "duplicate of {} (same content already loaded)"
 
 
 @dataclass
