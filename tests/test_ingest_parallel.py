@@ -344,3 +344,55 @@ def test_a_large_dump_lands_in_parts_as_it_would_whole(settings, tmp_path, monke
     assert rows['landing."smf_qsph"'].height == 6
     assert rows['landing."smf_qsph"']["interval_start_utc"].null_count() == 0
     assert rows['landing."smf_qcst"'].height == 3 * 23
+
+
+def test_a_split_dump_set_aside_keeps_its_id_taken_after_a_crash(settings):
+    """A dump with bad input in a part is set aside under the id its rolled-back landing took.
+    That id must stay taken if the process dies before DuckDB checkpoints (a sequence's use is
+    kept only when the transaction that used it commits): the next ingest's files get new ids,
+    not a primary-key collision."""
+    import subprocess
+    import sys
+
+    from smf_support import mixed_records, write_layout
+
+    raw = settings.raw_root
+    write_layout(raw / "bad.dat", mixed_records(corrupt_at=2), "rdw")
+    # A child process that dies right after setting the dump aside: no close, no checkpoint.
+    script = f"""
+import os
+from pathlib import Path
+from mqcap import ingest as ingest_mod, ingest_pool
+from mqcap.settings import Settings
+ingest_pool.POOL_MIN_SECONDS = 0
+ingest_pool.SPLIT_BYTES = 1 << 20
+ingest_pool.PART_MIN_BYTES = 200_000
+real = ingest_mod._Ingestor.set_aside
+def then_die(self, *args, **kwargs):
+    real(self, *args, **kwargs)
+    os._exit(0)
+ingest_mod._Ingestor.set_aside = then_die
+settings = Settings.load(warehouse={str(settings.warehouse)!r}, raw={str(raw)!r}, jobs=2,
+                         project_root=Path({str(PROJECT)!r}), quiet=True)
+ingest_mod.ingest(settings)
+os._exit(3)  # not reached: the dump is set aside
+"""
+    # (output to a file: the child's worker processes outlive it and would hold a pipe open)
+    log = settings.raw_root.parent / "child.log"
+    with open(log, "w") as out:
+        child = subprocess.run([sys.executable, "-c", script], stdout=out, stderr=out, timeout=300)
+    assert child.returncode == 0, log.read_text()
+    (raw / "late.csv").write_text("rate_per_s,round_trip_us\n1,2\n")
+    report = ingest(settings.with_(jobs=2))
+    assert [(o.path, o.status) for o in report.outcomes] == [
+        ("bad.dat", "set_aside"),
+        ("late.csv", "loaded"),
+    ]
+    con = duckdb.connect(str(settings.warehouse), read_only=True)
+    try:
+        ledger = con.execute(
+            "select path, status from meta.ingest_ledger order by file_id"
+        ).fetchall()
+    finally:
+        con.close()
+    assert ledger == [("bad.dat", "set_aside"), ("late.csv", "loaded")]

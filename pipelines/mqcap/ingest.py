@@ -479,8 +479,8 @@ class _Ingestor:
                         raise
                     _reraise_environment(exc)
                     if isinstance(exc, PartError):  # bad input in a part of a split file
-                        # (alone in its transaction: it keeps the id it took, as if its
-                        # whole-file parse had failed before landing)
+                        # (alone in its transaction: it keeps the id it took beforehand, see
+                        # _commit, as if its whole-file parse had failed before landing)
                         reason, position, file_id = exc.reason, exc.position, item.file_id
                     else:
                         reason, position = f"could not land ({type(exc).__name__}: {exc})", None
@@ -507,8 +507,14 @@ class _Ingestor:
         frames: dict[str, list[pa.Table]] = {}
         spooled: dict[str, tuple[list[str], list[int]]] = {}
         touched: list[set[str]] = []
+        # A file landed in parts takes its id in a transaction of its own first: bad input in
+        # a part rolls its landing back, and it is then set aside under that id (as if its
+        # whole-file parse had failed before landing), which must stay taken after a restart
+        # (DuckDB keeps a sequence's use only when the transaction that used it commits).
+        streamed = len(batch) == 1 and batch[0].prep.parts is not None
+        ids = self.ledger.next_ids(len(batch)) if streamed else []
         with self.ledger.transaction():
-            ids = self.ledger.next_ids(len(batch))
+            ids = ids or self.ledger.next_ids(len(batch))
             for file_id, item in zip(ids, batch, strict=True):
                 item.file_id = file_id
                 for table, data in item.prep.all_batches():
