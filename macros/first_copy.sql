@@ -12,22 +12,57 @@
     under which a row has an identity at all (default: the first identity column is set;
     required with the default identity); rows without one always count.
 -#}
-{% macro copy_identity(identity=none, when=none) -%}
+{% macro copy_identity(relation, identity=none, when=none) -%}
     {#- (partition expression, when condition). -#}
     {%- if identity is not none -%}
-        {{ return(('row(' ~ identity | join(', ') ~ ')', when or (identity[0] ~ ' is not null'))) }}
+        {{ return((mqcap_row_value(identity), when or (identity[0] ~ ' is not null'))) }}
     {%- endif -%}
     {%- if when is none -%}
         {{ exceptions.raise_compiler_error('first_copy: give `when` with the default identity') }}
     {%- endif -%}
-    {%- set lineage = "['file_id', 'source_file', 'source_line', 'source_offset', "
-        ~ "'source_record', 'source_item']" -%}
-    {{ return(('row(*columns(lambda c: c not in ' ~ lineage ~ '))', when)) }}
+    {{ return((adapter.dispatch('copy_default_identity', 'mqcap')(relation), when)) }}
+{%- endmacro %}
+
+{#- Several columns as one value that compares exactly, NULL equal to NULL. -#}
+{% macro mqcap_row_value(columns) -%}
+    {{ return(adapter.dispatch('mqcap_row_value', 'mqcap')(columns)) }}
+{%- endmacro %}
+
+{% macro default__mqcap_row_value(columns) -%}
+    row({{ columns | join(', ') }})
+{%- endmacro %}
+
+{% macro spark__mqcap_row_value(columns) -%}
+    struct({{ columns | join(', ') }})
+{%- endmacro %}
+
+{% macro default__copy_default_identity(relation) -%}
+    {{ return("row(*columns(lambda c: c not in ['file_id', 'source_file', 'source_line', "
+        ~ "'source_offset', 'source_record', 'source_item']))") }}
+{%- endmacro %}
+
+{#- Spark has no *columns(): the relation's columns are read from the catalog. -#}
+{% macro spark__copy_default_identity(relation) -%}
+    {%- set lineage = ['file_id', 'source_file', 'source_line', 'source_offset',
+        'source_record', 'source_item'] -%}
+    {%- set names = [] -%}
+    {%- if execute -%}
+        {%- for column in adapter.get_columns_in_relation(relation) -%}
+            {%- if column.name | lower not in lineage -%}
+                {%- do names.append(column.quoted) -%}
+            {%- endif -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {{ return('struct(' ~ (names | join(', ') if names else 'file_id') ~ ')') }}
 {%- endmacro %}
 
 {#- The rows of `relation` that count: first copies, and rows without an identity. -#}
 {% macro first_copy(relation, identity=none, when=none) %}
-    {%- set partition, cond = copy_identity(identity, when) -%}
+    {%- set partition, cond = copy_identity(relation, identity, when) -%}
+    {{ return(adapter.dispatch('first_copy', 'mqcap')(relation, partition, cond)) }}
+{% endmacro %}
+
+{% macro default__first_copy(relation, partition, cond) %}
 select * exclude (mqcap_first_file_id)
 from (
     select
@@ -36,6 +71,20 @@ from (
     from {{ relation }} as copy_rows
 ) as copy_ranked
 where file_id = mqcap_first_file_id or not coalesce({{ cond }}, false)
+{% endmacro %}
+
+{#- Spark has no `* exclude`: the row travels as one struct and is expanded again. -#}
+{% macro spark__first_copy(relation, partition, cond) %}
+select copy_ranked.copy_row.*
+from (
+    select
+        struct(copy_rows.*) as copy_row,
+        copy_rows.file_id as mqcap_file_id,
+        coalesce({{ cond }}, false) as mqcap_has_identity,
+        min(copy_rows.file_id) over (partition by {{ partition }}) as mqcap_first_file_id
+    from {{ relation }} as copy_rows
+) as copy_ranked
+where mqcap_file_id = mqcap_first_file_id or not mqcap_has_identity
 {% endmacro %}
 
 {#-
@@ -48,7 +97,7 @@ where file_id = mqcap_first_file_id or not coalesce({{ cond }}, false)
     relation, source_table, key_expr,
     position_expr="'line ' || source_line", order_expr='source_line', identity=none, when=none
 ) %}
-    {%- set partition, cond = copy_identity(identity, when) -%}
+    {%- set partition, cond = copy_identity(relation, identity, when) -%}
 select
     '{{ source_table }}' as source_table,
     file_id,
@@ -63,7 +112,7 @@ from (
         copy_rows.file_id,
         copy_rows.source_file,
         {{ position_expr }} as copy_position,
-        cast({{ key_expr }} as varchar) as copy_key,
+        cast({{ key_expr }} as string) as copy_key,
         {{ cond }} as has_identity,
         first_value(copy_rows.file_id) over copy_window as first_file_id,
         first_value(copy_rows.source_file) over copy_window as first_source_file,
@@ -96,9 +145,10 @@ left join (
     select
         file_id,
         snapshot_no,
-        string_agg(
-            coalesce(channel, '') || ':' || key || '(' || coalesce(value, '') || ')', ' ' order by block_no, pair_no
-        ) as snapshot_content
+        {{ mqcap_string_agg(
+            "coalesce(channel, '') || ':' || key || '(' || coalesce(value, '') || ')'", "' '",
+            'block_no, pair_no'
+        ) }} as snapshot_content
     from {{ attrs }}
     group by file_id, snapshot_no
 ) as content
@@ -114,7 +164,7 @@ select
     min(source_line) as source_line,
     min(snapshot_time) as snapshot_time,
     min(channel) as channel,
-    string_agg(key || '(' || coalesce(value, '') || ')', ' ' order by pair_no) as block_content
+    {{ mqcap_string_agg("key || '(' || coalesce(value, '') || ')'", "' '", 'pair_no') }} as block_content
 from {{ relation }}
 group by file_id, block_no
 {% endmacro %}

@@ -6,14 +6,14 @@
 -#}
 {% macro local_to_utc(ts, offset, tz) %}
 case
-    when {{ tz }} is not null then timezone('UTC', timezone({{ tz }}, {{ ts }}))
-    else {{ ts }} - to_minutes(cast(coalesce({{ offset }}, 0) as bigint))
+    when {{ tz }} is not null then {{ mqcap_zone_to_utc(ts, tz) }}
+    else {{ mqcap_add_minutes(ts, '-coalesce(' ~ offset ~ ', 0)') }}
 end
 {% endmacro %}
 
 {% macro utc_to_local(ts, offset, tz) %}
 case
-    when {{ tz }} is not null then timezone({{ tz }}, timezone('UTC', {{ ts }}))
-    else {{ ts }} + to_minutes(cast(coalesce({{ offset }}, 0) as bigint))
+    when {{ tz }} is not null then {{ mqcap_utc_to_zone(ts, tz) }}
+    else {{ mqcap_add_minutes(ts, 'coalesce(' ~ offset ~ ', 0)') }}
 end
 {% endmacro %}

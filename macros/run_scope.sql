@@ -10,8 +10,9 @@
     so the models' unit tests need no input for it.
 -#}
 {% macro run_keyed_incremental() %}
+    {#- Spark: rebuilt whole each time (README "Engines"). -#}
     {{- config(
-        materialized='incremental',
+        materialized=('table' if target.type == 'spark' else 'incremental'),
         incremental_strategy='run_scope',
         full_refresh=(none if var('mqcap_incremental', false) else true),
     ) -}}

@@ -7,13 +7,13 @@
     'smf_qcct', 'smf_qctdsp', 'smf_qctadp', 'smf_qctssl', 'smf_qctdns', 'smf_qcst', 'smf_qmac',
     'smf_wtas', 'smf_wq', 'smf_wtid'
 ] %}
-{%- set smf_key = "cast(file_id as varchar) || '-' || cast(coalesce(source_record, source_line) "
-    ~ "as varchar) || '-' || cast(source_item as varchar)" %}
+{%- set smf_key = "cast(file_id as string) || '-' || cast(coalesce(source_record, source_line) "
+    ~ "as string) || '-' || cast(source_item as string)" %}
 {%- set smf_position = "case when source_offset is not null then 'byte ' || source_offset "
     ~ "else 'line ' || source_line end" %}
 {#- RMF and CPU rows come from text reports (a line) or from SMF 70/72/30 records (a record and
     item): source_position() names either. -#}
-{%- set line_key = "cast(file_id as varchar) || '/' || " ~ source_position() %}
+{%- set line_key = "cast(file_id as string) || '/' || " ~ source_position() %}
 {%- set row_order = 'coalesce(source_offset, source_line), source_item' %}
 with chstatus_blocks as (
     {{ chstatus_blocks(source('chstatus', 'chstatus_attr')) }}
@@ -32,7 +32,7 @@ copies as (
     {% endfor %}
     {{ later_copies(source('rmf', 'rmf_crypto'), 'rmf_crypto',
                     line_key ~ " || '/' || scope || '/' || coalesce(function, 'card') || '/' || "
-                    ~ "coalesce(cast(key_size_bits as varchar), '-')",
+                    ~ "coalesce(cast(key_size_bits as string), '-')",
                     smf_position, row_order, when='interval_start is not null') }}
     union all
     {{ later_copies(source('rmf', 'rmf_workload'), 'rmf_workload', line_key,
@@ -44,17 +44,17 @@ copies as (
                               'srb_s', 'ziip_s', 'cpu_source']) }}
     union all
     {{ later_copies(source('netstat', 'netstat_conn'), 'netstat_conn',
-                    "cast(file_id as varchar) || '-' || cast(conn_no as varchar)",
+                    "cast(file_id as string) || '-' || cast(conn_no as string)",
                     identity=['poll_ts', 'netstat_release', 'stack_name', 'client_name',
                               'client_id', 'local_socket', 'foreign_socket']) }}
     union all
     {{ later_copies('chstatus_snapshots', 'chstatus_snapshot',
-                    "cast(file_id as varchar) || '-' || cast(snapshot_no as varchar)",
+                    "cast(file_id as string) || '-' || cast(snapshot_no as string)",
                     identity=['snapshot_time', 'snapshot_clock', 'qmgr', 'form', 'channel_count',
                               'expected_count', 'snapshot_content']) }}
     union all
     {{ later_copies('chstatus_blocks', 'chstatus_attr',
-                    "cast(file_id as varchar) || '-' || cast(block_no as varchar)",
+                    "cast(file_id as string) || '-' || cast(block_no as string)",
                     identity=['snapshot_time', 'channel', 'block_content']) }}
 )
 

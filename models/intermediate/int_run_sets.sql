@@ -55,7 +55,7 @@ varying as (
 point_labels as (
     select
         labels.run_key,
-        string_agg(labels.label || '=' || labels.value, '; ' order by labels.label)
+        {{ mqcap_string_agg("labels.label || '=' || labels.value", "'; '", 'labels.label') }}
             as point_labels
     from labels
     inner join varying
@@ -81,12 +81,12 @@ points as (
         concat_ws(
             ', ',
             runs.workload_type,
-            cast(runs.message_bytes as varchar) || ' B',
+            cast(runs.message_bytes as string) || ' B',
             runs.persistence,
-            cast(runs.threads as varchar) || ' threads',
-            'target ' || cast(runs.target_rate_per_s as varchar) || '/s',
-            cast(runs.recipients as varchar) || ' recipients',
-            cast(runs.channels as varchar) || ' channels',
+            cast(runs.threads as string) || ' threads',
+            'target ' || cast(runs.target_rate_per_s as string) || '/s',
+            cast(runs.recipients as string) || ' recipients',
+            cast(runs.channels as string) || ' channels',
             runs.scenario,
             runs.hardware_model
         ) as workload_point,

@@ -35,7 +35,7 @@ placed as (
         samples.*,
         runs.interval_start,
         runs.interval_end,
-        cast(runs.interval_start as date) + cast(samples.time_of_day as time) as same_day_time
+        {{ mqcap_date_at_time('cast(runs.interval_start as date)', 'samples.time_of_day') }} as same_day_time
     from samples
     inner join {{ ref('int_file_runs') }} as folder on samples.file_id = folder.file_id
     inner join {{ ref('int_runs') }} as runs on folder.run_key = runs.run_key

@@ -22,7 +22,7 @@ configurations as (
         configuration,
         count(*) as run_count,
         min(interval_start) as first_run_start_local,
-        count_if(is_baseline)::bigint as baseline_run_count
+        cast(count_if(is_baseline) as bigint) as baseline_run_count
     from runs
     group by study, configuration
 ),
@@ -68,11 +68,11 @@ chosen as (
         ordered.study,
         coalesce(
             max(study_files.baseline_configuration),
-            arg_max(
-                case when ordered.runs_pointing > 0 then ordered.configuration end,
-                ordered.runs_pointing * 100000 - ordered.sort_order
-            ),
-            arg_min(ordered.configuration, ordered.sort_order)
+            {{ mqcap_arg_max(
+                'case when ordered.runs_pointing > 0 then ordered.configuration end',
+                'ordered.runs_pointing * 100000 - ordered.sort_order'
+            ) }},
+            {{ mqcap_arg_min('ordered.configuration', 'ordered.sort_order') }}
         ) as baseline_configuration,
         case
             when max(study_files.baseline_configuration) is not null then 'study_file'

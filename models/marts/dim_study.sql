@@ -20,7 +20,7 @@ configurations as (
 shapes as (
     select
         study,
-        cast(to_json(list(shape order by shape)) as {{ dbt.type_string() }}) as shapes_json
+        cast({{ mqcap_json_sorted_list('shape') }} as {{ dbt.type_string() }}) as shapes_json
     from {{ ref('fct_study_shape') }}
     group by study
 ),
@@ -32,10 +32,10 @@ by_study as (
         count(distinct configuration) as configuration_count,
         count(distinct scenario) as scenario_count,
         count(distinct hardware_model) as hardware_model_count,
-        string_agg(distinct platform, ', ' order by platform) as platforms,
-        string_agg(distinct hardware_model, ', ' order by hardware_model) as hardware_models,
-        string_agg(distinct scenario, ', ' order by scenario) as scenarios,
-        string_agg(distinct workload_type, ', ' order by workload_type) as workload_types,
+        {{ mqcap_string_agg('platform', "', '", 'platform', distinct=true) }} as platforms,
+        {{ mqcap_string_agg('hardware_model', "', '", 'hardware_model', distinct=true) }} as hardware_models,
+        {{ mqcap_string_agg('scenario', "', '", 'scenario', distinct=true) }} as scenarios,
+        {{ mqcap_string_agg('workload_type', "', '", 'workload_type', distinct=true) }} as workload_types,
         min(message_bytes) as min_message_bytes,
         max(message_bytes) as max_message_bytes,
         min(interval_start) as first_run_start_local,
@@ -54,12 +54,30 @@ workloads as (
 ),
 
 shown_dimensions as (
+    -- 'a', 'a and b', 'a, b and c': the phrases in dimension order.
     select
         study,
         workload_type,
-        list(phrase order by dimension_order) as phrases
-    from {{ ref('fct_study_dimensions') }}
-    where is_shown
+        case
+            when count(*) = 1 then max(phrase)
+            else
+                {{ mqcap_string_agg(
+                    'case when from_end > 1 then phrase end', "', '", 'dimension_order'
+                ) }}
+                || ' and ' || max(case when from_end = 1 then phrase end)
+        end as phrase_list
+    from (
+        select
+            study,
+            workload_type,
+            phrase,
+            dimension_order,
+            row_number() over (
+                partition by study, workload_type order by dimension_order desc
+            ) as from_end
+        from {{ ref('fct_study_dimensions') }}
+        where is_shown
+    ) as shown
     group by study, workload_type
 ),
 
@@ -77,18 +95,7 @@ workload_phrases as (
             else replace(workloads.workload_type, '_', ' ')
         end
         || case when workloads.workload_runs = 1 then ' run' else ' runs' end
-        || coalesce(
-            ' over '
-            || case
-                when len(shown_dimensions.phrases) = 1 then shown_dimensions.phrases[1]
-                else
-                    array_to_string(
-                        shown_dimensions.phrases[1:len(shown_dimensions.phrases) - 1], ', '
-                    )
-                    || ' and ' || shown_dimensions.phrases[len(shown_dimensions.phrases)]
-            end,
-            ''
-        ) as phrase
+        || coalesce(' over ' || shown_dimensions.phrase_list, '') as phrase
     from workloads
     left join shown_dimensions
         on
@@ -103,7 +110,7 @@ summaries as (
             when count(*) = 1 then max(phrase)
             else
                 cast(sum(workload_runs) as {{ dbt.type_string() }}) || ' runs: '
-                || string_agg(phrase, '; ' order by workload_runs desc, workload_type asc)
+                || {{ mqcap_string_agg('phrase', "'; '", 'workload_runs desc, workload_type asc') }}
         end as run_summary
     from workload_phrases
     group by study

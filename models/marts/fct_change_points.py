@@ -11,7 +11,7 @@ the % change, the p-value and the verdict by the measure's direction.
 
 import pandas as pd
 
-from mqcap.noise import change_points
+from mqcap.noise import change_points, to_pandas
 
 COLUMNS = {
     "change_point_key": "string",
@@ -52,11 +52,11 @@ def _verdict(pct, better_when):
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    runs = dbt.ref("int_run_sets").df()
+    runs = to_pandas(dbt.ref("int_run_sets"))
     runs = runs[runs["history_label"].notna()]
-    measures = dbt.ref("fct_run_measures").df()
-    direction = dbt.ref("measure_direction").df()
-    settings = dbt.ref("int_noise_settings").df().set_index("study")
+    measures = to_pandas(dbt.ref("fct_run_measures"))
+    direction = to_pandas(dbt.ref("measure_direction"))
+    settings = to_pandas(dbt.ref("int_noise_settings")).set_index("study")
     rows = measures.merge(runs, on="run_key").merge(direction, on="measure", how="left")
     rows = rows.sort_values(["history_order", "run_start_local", "run_id"], na_position="last")
     out = []

@@ -53,7 +53,7 @@ sweep_by_config as (
         min(max_rate_pct_change) as rate_pct_low,
         max(max_rate_pct_change) as rate_pct_high,
         avg(max_rate_pct_change) as rate_pct_mean,
-        arg_max(series_key, abs(max_rate_pct_change)) as rate_series_key,
+        {{ mqcap_arg_max('series_key', 'abs(max_rate_pct_change)') }} as rate_series_key,
         count(single_thread_round_trip_pct_change) as latency_series,
         min(single_thread_round_trip_pct_change) as latency_pct_low,
         max(single_thread_round_trip_pct_change) as latency_pct_high,
@@ -71,14 +71,14 @@ max_rate_change as (
         'Maximum throughput of ' || sweep_by_config.configuration || ' against '
         || sweep_by_config.baseline_configuration || ': '
         || {{ pct_text('sweep_by_config.rate_pct_mean') }} || ' on average over '
-        || cast(sweep_by_config.rate_series as varchar) || ' series (from '
+        || cast(sweep_by_config.rate_series as string) || ' series (from '
         || {{ pct_text('sweep_by_config.rate_pct_low') }} || ' to '
         || {{ pct_text('sweep_by_config.rate_pct_high') }} || '); at '
         || {{ size_text('top.message_bytes') }} || {{ where_text('top.scenario', 'top.hardware_model') }}
         || ' ' || {{ num_text('top.max_rate_per_s') }} || '/s with '
-        || cast(top.threads_at_max as varchar) || ' threads against '
+        || cast(top.threads_at_max as string) || ' threads against '
         || {{ num_text('top.baseline_max_rate_per_s') }} || '/s with '
-        || cast(top.baseline_threads_at_max as varchar) || ' threads.' as sentence,
+        || cast(top.baseline_threads_at_max as string) || ' threads.' as sentence,
         sweep_by_config.rate_pct_mean as value,
         'percent' as unit,
         abs(sweep_by_config.rate_pct_mean) as magnitude,
@@ -99,7 +99,7 @@ latency_change as (
         2 as kind_order,
         'Single-thread round trip of ' || configuration || ' against '
         || baseline_configuration || ': ' || {{ pct_text('latency_pct_mean') }}
-        || ' on average over ' || cast(latency_series as varchar) || ' series (from '
+        || ' on average over ' || cast(latency_series as string) || ' series (from '
         || {{ pct_text('latency_pct_low') }} || ' to '
         || {{ pct_text('latency_pct_high') }} || ').' as sentence,
         latency_pct_mean as value,
@@ -234,11 +234,11 @@ saturation_by_config as (
         configuration,
         count(*) as series,
         cast(sum(case when saturates then 1 else 0 end) as bigint) as saturating,
-        arg_max(max_rate_per_s, max_rate_per_s) as top_rate_per_s,
-        arg_max(threads_at_max, max_rate_per_s) as top_threads,
-        arg_max(message_bytes, max_rate_per_s) as top_message_bytes,
-        arg_max(scenario, max_rate_per_s) as top_scenario,
-        arg_max(hardware_model, max_rate_per_s) as top_hardware_model,
+        {{ mqcap_arg_max('max_rate_per_s', 'max_rate_per_s') }} as top_rate_per_s,
+        {{ mqcap_arg_max('threads_at_max', 'max_rate_per_s') }} as top_threads,
+        {{ mqcap_arg_max('message_bytes', 'max_rate_per_s') }} as top_message_bytes,
+        {{ mqcap_arg_max('scenario', 'max_rate_per_s') }} as top_scenario,
+        {{ mqcap_arg_max('hardware_model', 'max_rate_per_s') }} as top_hardware_model,
         max(saturation_threshold_pct) as threshold_pct,
         avg(last_doubling_gain_pct) as mean_last_doubling_gain_pct
     from sweep
@@ -251,10 +251,10 @@ saturation as (
         'saturation' as kind,
         5 as kind_order,
         configuration || ' peaks at ' || {{ num_text('top_rate_per_s') }} || '/s with '
-        || cast(top_threads as varchar) || ' threads (' || {{ size_text('top_message_bytes') }}
+        || cast(top_threads as string) || ' threads (' || {{ size_text('top_message_bytes') }}
         || {{ where_text('top_scenario', 'top_hardware_model') }} || '); the last doubling of threads adds less than '
-        || {{ num_text('threshold_pct') }} || '% in ' || cast(saturating as varchar) || ' of '
-        || cast(series as varchar) || ' series.' as sentence,
+        || {{ num_text('threshold_pct') }} || '% in ' || cast(saturating as string) || ' of '
+        || cast(series as string) || ' series.' as sentence,
         saturating * 100.0 / series as value,
         'percent of series' as unit,
         saturating * 100.0 / series as magnitude,
@@ -276,7 +276,7 @@ cost_per_kb as (
         || ': '
         || {{ num_text('slope_a * 1024', 1) }} || ' µs per further KB plus '
         || {{ num_text('intercept_b', 1) }} || ' µs (R² ' || {{ num_text('r_squared', 3) }}
-        || ', ' || cast(n_points as varchar) || ' points, '
+        || ', ' || cast(n_points as string) || ' points, '
         || {{ size_text('cast(min_x as bigint)') }} || ' to ' || {{ size_text('cast(max_x as bigint)') }}
         || ').' as sentence,
         slope_a * 1024 as value,
@@ -318,7 +318,7 @@ ranked as (
 )
 
 select
-    study || '|' || cast(finding_rank as varchar) as finding_key,
+    study || '|' || cast(finding_rank as string) as finding_key,
     study,
     finding_rank,
     kind,

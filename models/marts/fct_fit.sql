@@ -119,8 +119,8 @@ held_parts as (
             subject,
             held_constant
         from fitted
-    ) as fits,
-        unnest(string_split(fits.held_constant, ', ')) with ordinality as part (item, pos)
+    ) as fits
+    {{ mqcap_split_rows('fits.held_constant', "', '", 'part') }}
 ),
 
 varying_keys as (
@@ -142,15 +142,15 @@ labels as (
         held_parts.measure,
         held_parts.subject,
         held_parts.held_constant,
-        string_agg(
-            case
+        {{ mqcap_string_agg(
+            "case
                 -- '-': the runs do not give it (no cipher: no TLS).
                 when held_parts.held_value = '-' then 'no ' || replace(held_parts.held_key, '_', ' ')
                 when held_parts.held_key = 'cipher' then held_parts.held_value
                 else held_parts.held_key || '=' || held_parts.held_value
-            end,
-            ', ' order by held_parts.pos
-        ) as fit_label
+            end",
+            "', '", 'held_parts.pos'
+        ) }} as fit_label
     from held_parts
     inner join varying_keys
         on

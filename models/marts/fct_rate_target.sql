@@ -34,8 +34,8 @@ xqtime as (
         count(*) as xqtime_snapshots,
         percentile_cont(0.95) within group (order by xqtime_short_us) as xqtime_p95_us,
         max(xqtime_short_us) as xqtime_max_us,
-        arg_min(xqtime_short_us, snapshot_time) as xqtime_first_us,
-        arg_max(xqtime_short_us, snapshot_time) as xqtime_last_us
+        {{ mqcap_arg_min('xqtime_short_us', 'snapshot_time') }} as xqtime_first_us,
+        {{ mqcap_arg_max('xqtime_short_us', 'snapshot_time') }} as xqtime_last_us
     from snapshots
     group by run_key
 )

@@ -11,7 +11,7 @@ no interval" when a side has one run) with the study's min_change_pct.
 
 import pandas as pd
 
-from mqcap.noise import Summary, compare_summaries
+from mqcap.noise import Summary, compare_summaries, to_pandas
 
 COLUMNS = {
     "comparison_key": "string",
@@ -82,12 +82,12 @@ def _baseline_sets(runs: pd.DataFrame, configs: pd.DataFrame) -> dict[str, tuple
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    sets = dbt.ref("int_run_sets").df()
-    baselines = dbt.ref("int_runs").df()
+    sets = to_pandas(dbt.ref("int_run_sets"))
+    baselines = to_pandas(dbt.ref("int_runs"))
     runs = sets.merge(baselines[["run_key", "is_baseline", "baseline_run_key"]], on="run_key")
-    configs = dbt.ref("dim_configuration").df()
-    stats = dbt.ref("fct_replicate_stats").df()
-    settings = dbt.ref("int_noise_settings").df().set_index("study")
+    configs = to_pandas(dbt.ref("dim_configuration"))
+    stats = to_pandas(dbt.ref("fct_replicate_stats"))
+    settings = to_pandas(dbt.ref("int_noise_settings")).set_index("study")
     pairs = _baseline_sets(runs, configs)
     stat = {(r.set_key, r.measure, r.subject): r for r in stats.itertuples()}
     out = []

@@ -8,7 +8,7 @@ A Python model because the t quantile comes from scipy.
 
 import pandas as pd
 
-from mqcap.noise import ONE_RUN, summarise
+from mqcap.noise import ONE_RUN, summarise, to_pandas
 
 COLUMNS = {
     "replicate_stat_key": "string",
@@ -39,9 +39,9 @@ COLUMNS = {
 
 def model(dbt, session):
     dbt.config(materialized="table")
-    runs = dbt.ref("int_run_sets").df()
-    measures = dbt.ref("fct_run_measures").df()
-    direction = dbt.ref("measure_direction").df()
+    runs = to_pandas(dbt.ref("int_run_sets"))
+    measures = to_pandas(dbt.ref("fct_run_measures"))
+    direction = to_pandas(dbt.ref("measure_direction"))
     rows = measures.merge(runs, on="run_key").merge(direction, on="measure", how="left")
     out = []
     keys = ["set_key", "measure", "subject"]

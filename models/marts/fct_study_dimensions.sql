@@ -64,10 +64,10 @@ dimensions as (
         nouns,
         count(*) as value_count,
         -- Numbers in numeric order (1, 2, 16, 100), text in text order.
-        string_agg(
-            dimension_value, ', '
-            order by try_cast(dimension_value as double) nulls last, dimension_value
-        ) as value_list
+        {{ mqcap_string_agg(
+            'dimension_value', "', '",
+            'try_cast(dimension_value as double) nulls last, dimension_value'
+        ) }} as value_list
     from distinct_values
     group by study, workload_type, workload_runs, dimension, dimension_order, nouns
     having count(*) > 1

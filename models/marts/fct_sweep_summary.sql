@@ -14,10 +14,17 @@ configurations as (
 ),
 
 series as (
-    -- The series' own columns come from fct_thread_sweep as they are (one value per series);
-    -- only the figures over its thread counts are computed here.
+    -- The series' own columns come from fct_thread_sweep (one value per series); only the
+    -- figures over its thread counts are computed here.
     select
-        * exclude (thread_sweep_key, threads, rate_per_s, round_trip_us, runs, max_rate),
+        series_key,
+        study,
+        configuration,
+        scenario,
+        hardware_model,
+        message_bytes,
+        persistence,
+        thread_points,
         max(rate_per_s) as max_rate_per_s,
         min(case when rate_per_s = max_rate then threads end) as threads_at_max,
         max(case when threads = 1 then round_trip_us end) as single_thread_round_trip_us,

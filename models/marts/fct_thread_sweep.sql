@@ -36,7 +36,14 @@ points as (
 
 by_threads as (
     select
-        * exclude (rate_per_s, round_trip_us),
+        series_key,
+        study,
+        configuration,
+        scenario,
+        hardware_model,
+        message_bytes,
+        persistence,
+        threads,
         avg(rate_per_s) as rate_per_s,
         avg(round_trip_us) as round_trip_us,
         count(*) as runs

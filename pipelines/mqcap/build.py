@@ -61,9 +61,11 @@ def run_dbt(
     """Run ``dbt <args>`` in the project with mqcap's warehouse; output streamed to progress."""
     progress = progress or Progress()
     target = settings.dbt_target
+    spark = settings.engine == "spark"
     cmd = [
-        *dbt_executable(),
+        *([sys.executable, "-m", "mqcap.spark.dbt"] if spark else dbt_executable()),
         *args,
+        *(["--target", "spark"] if spark else []),
         "--project-dir",
         str(settings.project_root),
         "--profiles-dir",
@@ -73,10 +75,17 @@ def run_dbt(
         "--log-path",
         str(settings.dbt_logs),
     ]
+    env = settings.dbt_env
+    if spark:
+        from mqcap.spark.lake import new_build_dir
+
+        env["MQCAP_SPARK_MASTER"] = settings.spark_master
+        env["MQCAP_LAKE"] = str(settings.lake)
+        env["MQCAP_SPARK_BUILD"] = str(new_build_dir(settings.lake))
     proc = subprocess.Popen(
         cmd,
         cwd=settings.project_root,
-        env=settings.dbt_env,
+        env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -162,6 +171,9 @@ def build(
         print(result.summary())
     """
     progress = progress or Progress()
+    spark = settings.engine == "spark"
+    if spark:  # the Spark engine builds everything each time (README "Engines")
+        select, full = None, True
     whole = complete or not select
     incremental = views_kept = False
     scope_note = ""
@@ -187,6 +199,10 @@ def build(
                 )
             else:
                 scope_note = scope.describe()
+        if spark:
+            from mqcap.spark import lake
+
+            progress.log(lake.sync(con, settings.lake).summary())
     args = ["build"]
     if incremental and views_kept:
         # The views are as the last complete build made them (the project has not changed
@@ -203,6 +219,12 @@ def build(
     if docs and result.ok:
         result.docs = write_dbt_docs(settings, progress)
     with warehouse.connect(settings.warehouse, on_wait=progress.log) as con:
+        if spark:
+            from mqcap.spark import lake
+
+            if result.ok:
+                lake.attach_marts(con, settings.lake)
+            lake.prune_builds(settings.lake)
         if not result.ok:
             line = _failure_line(result, settings)
             record_step(con, "build", "failed", inputs=inputs, covered=covered, detail=line)

@@ -40,11 +40,18 @@ def _global_options() -> list[click.Option]:
             help="Report output folder [env MQCAP_REPORTS_OUT; mqcap.toml reports; default "
             "<warehouse stem>.mqcap/reports beside the warehouse].",
         ),
+        click.Option(
+            ["--engine"],
+            type=click.Choice(["duckdb", "spark"], case_sensitive=False),
+            help="What builds the models: duckdb (embedded) or spark (MQCAP_SPARK_MASTER: "
+            "local[*], a cluster master or sc://host:15002) [env MQCAP_ENGINE; mqcap.toml "
+            "engine; default duckdb].",
+        ),
         click.Option(["-q", "--quiet"], is_flag=True, help="No progress output."),
     ]
 
 
-GLOBAL_NAMES = ("warehouse", "raw", "reports", "quiet")
+GLOBAL_NAMES = ("warehouse", "raw", "reports", "engine", "quiet")
 
 
 class _Command(click.Command):
@@ -92,6 +99,7 @@ def _settings(ctx: click.Context) -> Settings:
             raw=o.get("raw"),
             reports_out=o.get("reports"),
             quiet=bool(o.get("quiet")),
+            engine=o.get("engine"),
         )
     return obj["settings"]
 

@@ -35,6 +35,14 @@ DEFAULT_MIN_CHANGE_PCT = 1.0
 DEFAULT_CHANGE_POINT_PVALUE = 0.001
 
 
+def to_pandas(relation):
+    """A dbt Python model's ``dbt.ref(...)`` as a pandas frame, on either engine: DuckDB's
+    relation (``.df()``) or a Spark DataFrame (``.toPandas()``)."""
+    if hasattr(relation, "toPandas"):
+        return relation.toPandas()
+    return relation.df()
+
+
 def t_quantile(df: float, confidence: float = CONFIDENCE) -> float:
     """Two-sided critical value of Student's t for ``df`` degrees of freedom (may be fractional)."""
     from scipy.stats import t

@@ -13,6 +13,13 @@ Three settings, each from the first place that gives it:
 ``jobs`` (processes that parse raw files in parallel; one writer lands them) follows the same
 order: ``--jobs``, ``MQCAP_JOBS``, the ``jobs`` key (a whole number >= 1), the machine's cores.
 
+``engine`` (what builds the models: ``duckdb``, the default, or ``spark``) follows it too:
+``--engine``, ``MQCAP_ENGINE``, the ``engine`` key. With Spark, ``spark_master``
+(``MQCAP_SPARK_MASTER``, default ``local[*]``) names the master (``local[2]``,
+``spark://host:7077``, ``yarn``, ``k8s://...``) or a Spark Connect URL (``sc://host:15002``),
+and ``lake`` (``MQCAP_LAKE``, default ``<stem>.mqcap/lake``) the folder of the open tables
+(``mqcap.spark``); on a cluster it must be a path every executor sees.
+
 Everything mqcap writes for a warehouse lives in one folder beside it, ``<stem>.mqcap/``
 (``data/warehouse.duckdb`` -> ``data/warehouse.mqcap/``): ``reports/`` (HTML, PDF, index.html,
 ``data-docs/``, ``dbt-docs.html``) and ``dbt/target``, ``dbt/logs``; so two warehouses never
@@ -35,9 +42,14 @@ CONFIG_KEYS = {
     "raw": "MQCAP_RAW",
     "reports": "MQCAP_REPORTS_OUT",
     "jobs": "MQCAP_JOBS",
+    "engine": "MQCAP_ENGINE",
+    "spark_master": "MQCAP_SPARK_MASTER",
+    "lake": "MQCAP_LAKE",
 }
-# Settings that are whole numbers, not paths.
+# Settings that are whole numbers, not paths; settings that are words.
 NUMBER_KEYS = {"jobs"}
+WORD_KEYS = {"engine", "spark_master"}
+ENGINES = ("duckdb", "spark")
 DEFAULTS = {"warehouse": "data/warehouse.duckdb", "raw": "data/raw"}
 
 
@@ -104,7 +116,8 @@ def find_config(start: Path | None = None) -> tuple[Path, dict] | None:
                             f"{path}: setting {key}: expected a whole number >= 1, got {value!r}"
                         )
                 elif not isinstance(value, str) or not value:
-                    raise UsageError(f"{path}: setting {key}: expected a path, got {value!r}")
+                    kind = "a word" if key in WORD_KEYS else "a path"
+                    raise UsageError(f"{path}: setting {key}: expected {kind}, got {value!r}")
             return path, table
     return None
 
@@ -131,6 +144,19 @@ def parse_jobs(value: object, where: str) -> int:
     if jobs < 1:
         raise UsageError(f"{where}: expected a whole number of jobs >= 1, got {value!r}")
     return jobs
+
+
+def parse_engine(value: object, where: str) -> str:
+    """An ``engine`` setting: ``duckdb`` or ``spark`` (any case); else a usage error naming where.
+
+    Example:
+        >>> parse_engine("Spark", "MQCAP_ENGINE")
+        'spark'
+    """
+    engine = str(value).strip().lower()
+    if engine not in ENGINES:
+        raise UsageError(f"{where}: expected an engine ({' or '.join(ENGINES)}), got {value!r}")
+    return engine
 
 
 def outputs_dir(warehouse: Path) -> Path:
@@ -162,6 +188,9 @@ class Settings:
     quiet: bool = False
     config_file: Path | None = None
     jobs: int = 1  # processes parsing raw files (ingest); one writer lands them
+    engine: str = "duckdb"  # what builds the models: duckdb or spark (mqcap.spark)
+    spark_master: str = "local[*]"
+    lake_dir: Path | None = None  # the Spark engine's open tables; None: <stem>.mqcap/lake
 
     @classmethod
     def load(
@@ -174,6 +203,7 @@ class Settings:
         project_root: Path | None = None,
         cwd: Path | None = None,
         jobs: int | None = None,
+        engine: str | None = None,
     ) -> Settings:
         root = project_root or find_project_root()
         here = (cwd or Path.cwd()).resolve()
@@ -182,7 +212,7 @@ class Settings:
         flags = {"warehouse": warehouse, "raw": raw, "reports": reports_out}
 
         def pick(key: str) -> Path | None:
-            if flags[key] is not None:
+            if flags.get(key) is not None:
                 value, base = flags[key], here
             elif os.environ.get(CONFIG_KEYS[key]):
                 value, base = os.environ[CONFIG_KEYS[key]], here
@@ -203,6 +233,15 @@ class Settings:
             n_jobs = config["jobs"]
         else:
             n_jobs = default_jobs()
+        if engine is not None:
+            chosen = parse_engine(engine, "--engine")
+        elif os.environ.get("MQCAP_ENGINE"):
+            chosen = parse_engine(os.environ["MQCAP_ENGINE"], "MQCAP_ENGINE")
+        elif "engine" in config:
+            chosen = parse_engine(config["engine"], f"{config_file}: setting engine")
+        else:
+            chosen = "duckdb"
+        master = os.environ.get("MQCAP_SPARK_MASTER") or config.get("spark_master") or "local[*]"
         wh = pick("warehouse")
         return cls(
             project_root=root,
@@ -215,6 +254,9 @@ class Settings:
             quiet=quiet,
             config_file=config_file,
             jobs=n_jobs,
+            engine=chosen,
+            spark_master=master,
+            lake_dir=pick("lake"),
         )
 
     def with_(self, **changes) -> Settings:
@@ -224,6 +266,11 @@ class Settings:
     def outputs(self) -> Path:
         """``<warehouse stem>.mqcap/`` beside the warehouse."""
         return outputs_dir(self.warehouse)
+
+    @property
+    def lake(self) -> Path:
+        """The Spark engine's lake: landing and marts as Parquet (``mqcap.spark.lake``)."""
+        return self.lake_dir or self.outputs / "lake"
 
     @property
     def dbt_target(self) -> Path:

@@ -15,7 +15,7 @@ select
     interval_us,
     -- The middle of the interval, for attribution to runs (the put time when none printed).
     coalesce(
-        interval_start_utc + to_microseconds(cast(interval_us / 2 as bigint)), put_time_utc
+        {{ mqcap_add_microseconds('interval_start_utc', 'interval_us / 2') }}, put_time_utc
     ) as interval_mid_utc,
     metric_class,
     metric_type,

@@ -1,0 +1,86 @@
+"""``python -m mqcap.spark.dbt <dbt args>``: dbt (dbt-spark, ``method: session``) in a Spark session
+that knows the lake's tables.
+
+This process is the Spark driver (or, with ``sc://``, a Spark Connect client). It starts the
+session from ``MQCAP_SPARK_MASTER`` and ``MQCAP_LAKE``, registers the sources over the lake's
+Parquet files, then runs dbt in-process, where dbt-spark's session method finds that session.
+
+dbt-spark submits Python models only to Databricks; here they run in the same session
+(``SessionPythonJobHelper``): the model's compiled code, which ends with dbt-spark's own
+``saveAsTable``, is executed with ``spark`` bound.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+
+def _python_models_in_session() -> None:
+    from dbt.adapters.base import PythonJobHelper
+    from dbt.adapters.spark.impl import SparkAdapter
+
+    class SessionPythonJobHelper(PythonJobHelper):
+        def __init__(self, parsed_model: dict, credentials) -> None:
+            self.name = str(parsed_model.get("alias") or parsed_model.get("name") or "model")
+
+        def submit(self, compiled_code: str) -> None:
+            from pyspark.sql import SparkSession
+
+            spark = SparkSession.builder.getOrCreate()
+            code = compile(compiled_code, f"<dbt python model {self.name}>", "exec")
+            exec(code, {"spark": spark, "__name__": f"dbt_model_{self.name}"})
+
+    helpers = dict(SparkAdapter.python_submission_helpers.fget(None))
+    helpers["session"] = SessionPythonJobHelper
+    SparkAdapter.python_submission_helpers = property(lambda self: helpers)
+    SparkAdapter.default_python_submission_method = property(lambda self: "session")
+
+
+def main(argv: list[str] | None = None) -> int:
+    from mqcap.spark.lake import new_build_dir
+    from mqcap.spark.session import register_sources, spark_session
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    master = os.environ.get("MQCAP_SPARK_MASTER", "local[*]")
+    lake = Path(os.environ["MQCAP_LAKE"])
+    build_dir = Path(os.environ.get("MQCAP_SPARK_BUILD") or new_build_dir(lake))
+    spark = spark_session(master, lake, build_dir)
+    register_sources(spark, lake)
+    _python_models_in_session()
+
+    from dbt.cli.main import dbtRunner
+
+    result = dbtRunner().invoke(argv)
+    if result.exception is not None and not result.success:
+        print(f"dbt: {type(result.exception).__name__}: {result.exception}", flush=True)
+    if result.success:
+        write_locations(spark, lake)
+    spark.stop()
+    return 0 if result.success else (2 if result.exception is not None else 1)
+
+
+def write_locations(spark, lake: Path) -> dict[str, str]:
+    """``<lake>/marts.json``: each mart table's folder as the catalog has it, for DuckDB to read
+    (``mqcap.spark.lake.attach_marts``). Written only when the build succeeded: until then the
+    last complete build's marts are the ones read."""
+    out = {}
+    for row in spark.sql("show tables in marts").collect():
+        name = row["tableName"]
+        info = spark.sql(f"describe table extended marts.{name}").collect()
+        where = [r["data_type"] for r in info if r["col_name"] == "Location"]
+        if where:
+            out[name] = where[0].removeprefix("file:")
+    tmp = lake / ".marts.json.tmp"
+    tmp.write_text(json.dumps(out, indent=1, sort_keys=True))
+    os.replace(tmp, lake / "marts.json")
+    return out
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.stdout.flush()
+    # The JVM's shutdown is slow and sometimes noisy; everything is written by now.
+    os._exit(code)

@@ -1,0 +1,187 @@
+"""The Spark engine's lake: the landing tables and the ledger as Parquet, the marts read back.
+
+Layout under ``settings.lake`` (``<stem>.mqcap/lake`` unless ``MQCAP_LAKE`` says otherwise)::
+
+    landing/<table>/f<file_id>-r<rows>.parquet   one file per loaded file version and table
+    landing/<table>/schema.parquet               no rows: the table's columns
+    meta/ingest_ledger/ledger.parquet            the ledger, whole
+    builds/<n>/<schema>.db/<model>/              what one dbt-spark build wrote (its tables)
+    marts.json                                   the marts of the last complete build
+
+How exactly-once holds on this engine. Ingest is unchanged: a file's rows and its ledger row
+commit in one DuckDB transaction, so the warehouse's ledger stays the one commit point. The lake
+is a projection of it, computed again from what exists each time (``sync``): a loaded version
+whose Parquet file is missing, or has another row count in its name, is written (to a hidden
+name, then renamed into place: a reader sees the whole file or none); a Parquet file whose
+version is no longer loaded (deleted, replaced, set aside) is removed. A kill at any point leaves
+whole files only, and the next sync finishes the job; no version is ever in the lake twice, since
+its file name is its id.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from mqcap import warehouse
+
+# DuckDB types Spark cannot read from Parquet, and what they travel as.
+_AS_TEXT = {"TIME"}
+SCHEMA_FILE = "schema.parquet"
+FILE_NAME = re.compile(r"^f(\d+)-r(\d+)\.parquet$")
+
+
+@dataclass
+class SyncReport:
+    written: int = 0  # parquet files written (file versions x tables)
+    removed: int = 0
+    kept: int = 0
+    tables: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return (
+            f"lake: {self.written} file(s) written, {self.removed} removed, {self.kept} "
+            f"unchanged, over {len(self.tables)} landing table(s)"
+        )
+
+
+def landing_dir(lake: Path, table: str) -> Path:
+    return lake / "landing" / table
+
+
+def _select_list(con: duckdb.DuckDBPyConnection, schema: str, table: str) -> str:
+    cols = con.execute(
+        "select column_name, data_type from information_schema.columns "
+        "where table_schema = ? and table_name = ? order by ordinal_position",
+        [schema, table],
+    ).fetchall()
+    return ", ".join(
+        f'cast("{c}" as varchar) as "{c}"' if t in _AS_TEXT else f'"{c}"' for c, t in cols
+    )
+
+
+def _quote(path: Path) -> str:
+    return "'" + str(path).replace("'", "''") + "'"
+
+
+def sync(con: duckdb.DuckDBPyConnection, lake: Path) -> SyncReport:
+    """Make the lake's landing and ledger what the warehouse holds now (see the module doc).
+
+    Example:
+        with warehouse.connect(settings.warehouse, read_only=True) as con:
+            print(sync(con, settings.lake).summary())
+    """
+    report = SyncReport()
+    tables = [
+        t
+        for (t,) in con.execute(
+            "select table_name from information_schema.tables "
+            "where table_schema = ? order by table_name",
+            [warehouse.LANDING],
+        ).fetchall()
+    ]
+    report.tables = tables
+    for table in tables:
+        _sync_table(con, lake, table, report)
+    ledger = lake / "meta" / "ingest_ledger"
+    ledger.mkdir(parents=True, exist_ok=True)
+    _copy(con, f"select * from {warehouse.META}.ingest_ledger", ledger / "ledger.parquet")
+    return report
+
+
+def _sync_table(con, lake: Path, table: str, report: SyncReport) -> None:
+    folder = landing_dir(lake, table)
+    folder.mkdir(parents=True, exist_ok=True)
+    # The rows each loaded version has in this table (a table's rows come only from loaded
+    # versions: ingest removes the rows of a version it replaces or finds deleted).
+    want = dict(
+        con.execute(f"select file_id, count(*) from {warehouse.LANDING}.{table} group by 1")
+        .fetchall()
+    )
+    have: dict[int, Path] = {}
+    for entry in os.scandir(folder):
+        m = FILE_NAME.match(entry.name)
+        if not m:
+            if entry.name.startswith(".tmp-"):  # a write a kill interrupted
+                os.unlink(entry.path)
+            continue
+        file_id, rows = int(m.group(1)), int(m.group(2))
+        if want.get(file_id) == rows:
+            have[file_id] = Path(entry.path)
+        else:
+            os.unlink(entry.path)
+            report.removed += 1
+    report.kept += len(have)
+    cols = _select_list(con, warehouse.LANDING, table)
+    # No rows, its columns: a table never dropped still has a schema to read, and one that
+    # gained a column has it here (the sources read the folder with mergeSchema).
+    _copy(con, f"select {cols} from {warehouse.LANDING}.{table} limit 0", folder / SCHEMA_FILE)
+    for file_id in sorted(set(want) - set(have)):
+        target = folder / f"f{file_id}-r{want[file_id]}.parquet"
+        _copy(
+            con,
+            f"select {cols} from {warehouse.LANDING}.{table} where file_id = {int(file_id)}",
+            target,
+        )
+        report.written += 1
+
+
+def _copy(con, query: str, target: Path) -> None:
+    """``COPY (query) TO target`` through a hidden name and a rename (whole file or none)."""
+    tmp = target.parent / f".tmp-{target.name}"
+    con.execute(f"copy ({query}) to {_quote(tmp)} (format parquet)")
+    os.replace(tmp, target)
+
+
+def attach_marts(con: duckdb.DuckDBPyConnection, lake: Path) -> list[str]:
+    """In the warehouse, each mart Spark wrote becomes a view over its Parquet files (the
+    locations ``mqcap.spark.dbt`` wrote to ``<lake>/marts.json``): reports, checks and
+    ``mqcap sql`` read them as they read DuckDB's own marts. Marts no longer there are dropped.
+    """
+    import json
+
+    locations = json.loads((lake / "marts.json").read_text())
+    con.execute("create schema if not exists marts")
+    existing = {
+        (name, kind)
+        for name, kind in con.execute(
+            "select table_name, table_type from information_schema.tables "
+            "where table_schema = 'marts'"
+        ).fetchall()
+    }
+    for name, kind in sorted(existing):
+        if name not in locations or kind != "VIEW":
+            con.execute(f'drop {"view" if kind == "VIEW" else "table"} marts."{name}"')
+    for name, folder in sorted(locations.items()):
+        files = _quote(Path(folder) / "*.parquet")
+        con.execute(f'create or replace view marts."{name}" as select * from read_parquet({files})')
+    return sorted(locations)
+
+
+def new_build_dir(lake: Path) -> Path:
+    """A folder of its own for one build's tables (``builds/b<time ns>``)."""
+    import time
+
+    return lake / "builds" / f"b{time.time_ns()}"
+
+
+def prune_builds(lake: Path) -> list[Path]:
+    """Remove every build folder but the one ``marts.json`` reads (failed builds, older ones)."""
+    import json
+    import shutil
+
+    try:
+        current = {Path(p).resolve() for p in json.loads((lake / "marts.json").read_text()).values()}
+    except FileNotFoundError:
+        current = set()
+    removed = []
+    builds = lake / "builds"
+    for folder in sorted(builds.iterdir()) if builds.is_dir() else []:
+        if not any(folder.resolve() in p.parents for p in current):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed

@@ -1,0 +1,84 @@
+"""The Spark session the engine builds models in, and the catalog entries dbt's sources need.
+
+``MQCAP_SPARK_MASTER`` (``Settings.spark_master``) picks where the work runs:
+
+- ``local[*]``, ``local[2]``: Spark inside the mqcap process, on this machine's cores;
+- ``spark://host:7077``, ``yarn``, ``k8s://https://host:443``: the driver is the mqcap process,
+  the executors are the cluster's (client mode); the lake must be a path they all see;
+- ``sc://host:15002``: Spark Connect; the driver is the server, mqcap only sends plans.
+
+Locally the catalog lives in the session (in memory): each build registers the sources and makes
+every model again, into a folder of its own (``lake/builds/<n>``), so the marts of the last
+complete build stay readable until the next one completes. (A Hive metastore on Derby was tried
+first: it cannot hold a view's text over 32,672 characters, and int_record_copies is longer.)
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+# Schemas dbt-spark writes (generate_schema_name: one per layer) and the sources' schemas.
+SCHEMAS = ("landing", "meta", "staging", "intermediate", "marts", "reference")
+
+
+def is_connect(master: str) -> bool:
+    return master.startswith("sc://")
+
+
+def spark_session(master: str, lake: Path, build_dir: Path | None = None, app: str = "mqcap"):
+    """The session (created once per process; dbt-spark's ``method: session`` then finds it).
+    ``build_dir``: where the tables dbt makes go (``spark.sql.warehouse.dir``).
+
+    Example:
+        spark = spark_session("local[2]", Path("/tmp/w.mqcap/lake"))
+    """
+    from pyspark.sql import SparkSession
+
+    lake = Path(lake).resolve()
+    if is_connect(master):
+        os.environ["SPARK_REMOTE"] = master
+        return SparkSession.builder.remote(master).appName(app).getOrCreate()
+    builder = (
+        SparkSession.builder.master(master)
+        .appName(app)
+        .config("spark.sql.warehouse.dir", str(build_dir or lake / "builds" / "adhoc"))
+        .config("spark.sql.catalogImplementation", "in-memory")
+        .config("spark.sql.session.timeZone", "UTC")
+        # DuckDB's TIMESTAMP has no zone: so are Spark's timestamps here, literals included.
+        .config("spark.sql.timestampType", "TIMESTAMP_NTZ")
+        .config("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
+        .config("spark.sql.ansi.enabled", "false")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", os.environ.get("MQCAP_SPARK_PARTITIONS", "4"))
+        .config("spark.driver.memory", os.environ.get("MQCAP_SPARK_DRIVER_MEMORY", "2g"))
+    )
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def register_sources(spark, lake: Path) -> list[str]:
+    """Create the schemas, and one table per landing folder (plus the ledger) over the lake's
+    Parquet files; tables already known are refreshed (new and removed files). Returns the
+    landing tables.
+
+    Dropped and created again each time: they are external (dropping leaves the files), and a
+    table's columns come from its files (mergeSchema), never from an older catalog entry."""
+    lake = Path(lake).resolve()
+    for schema in SCHEMAS:
+        spark.sql(f"create database if not exists {schema}")
+    tables = []
+    folders = [("meta", "ingest_ledger", lake / "meta" / "ingest_ledger")]
+    landing = lake / "landing"
+    if landing.is_dir():
+        folders += [("landing", p.name, p) for p in sorted(landing.iterdir()) if p.is_dir()]
+    for schema, table, folder in folders:
+        spark.sql(f"drop table if exists {schema}.{table}")
+        spark.sql(
+            f"create table {schema}.{table} using parquet "
+            f"options (mergeSchema 'true') location '{folder}'"
+        )
+        if schema == "landing":
+            tables.append(table)
+    return tables
