@@ -7,8 +7,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.mqcap-installed
 DEV_STAMP := $(VENV)/.mqcap-dev-installed
+SPARK_STAMP := $(VENV)/.mqcap-spark-installed
 
-.PHONY: venv dev demo test lint unit browser bench lock docs clean
+.PHONY: venv dev spark demo test lint unit browser bench lock docs clean
 
 # Runtime only (requirements.lock): what `mqcap` needs to run.
 venv: $(STAMP)
@@ -25,6 +26,14 @@ dev: $(DEV_STAMP)
 $(DEV_STAMP): $(STAMP) requirements-dev.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.lock
 	@touch $(DEV_STAMP)
+
+# The Spark engine's extra (requirements-spark.lock: pyspark, dbt-spark); the tests install it
+# so CI runs the Spark tests; `make demo` does not. Java 17 must be on the machine.
+spark: $(SPARK_STAMP)
+
+$(SPARK_STAMP): $(STAMP) requirements-spark.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-spark.lock
+	@touch $(SPARK_STAMP)
 
 demo: venv
 	$(BIN)/mqcap demo
@@ -49,13 +58,13 @@ COVERAGE_FLOOR = 80
 # times under CI (CI=true), where the run-time budget allows the long chain.
 KILL_CHAIN ?= $(if $(CI),100,10)
 
-unit: dev browser
+unit: dev spark browser
 	MQCAP_KILL_CHAIN=$(KILL_CHAIN) $(BIN)/python -m pytest -n 2 --dist loadgroup --durations=15 \
 	  --cov --cov-report=term --cov-fail-under=$(COVERAGE_FLOOR)
 
 test: lint unit
 
-bench: dev
+bench: dev spark
 	$(BIN)/python -m bench
 
 docs: venv

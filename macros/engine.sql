@@ -1,12 +1,13 @@
 {#-
     Where DuckDB and Spark SQL say the same thing differently (README "Engines"). Each macro is
     adapter-dispatched: `default__` is DuckDB's SQL, `spark__` Spark's; the models call the macro
-    and stay one copy. Arguments are SQL expressions.
+    and stay one copy. Arguments are SQL expressions. (sqlfluff lints the models without dbt,
+    so without an adapter: it sees DuckDB's SQL.)
 -#}
 
 {#- string_agg(expr, sep order by ...): the non-NULL values joined in order; NULL when none. -#}
 {% macro mqcap_string_agg(expr, sep, order_by, distinct=false) -%}
-    {{ return(adapter.dispatch('mqcap_string_agg', 'mqcap')(expr, sep, order_by, distinct)) }}
+    {{ return(adapter.dispatch('mqcap_string_agg', 'mqcap')(expr, sep, order_by, distinct) if adapter is defined else default__mqcap_string_agg(expr, sep, order_by, distinct)) }}
 {%- endmacro %}
 
 {% macro default__mqcap_string_agg(expr, sep, order_by, distinct) -%}
@@ -28,7 +29,7 @@
 
 {#- A JSON array of the group's values in ascending order (never NULL values here). -#}
 {% macro mqcap_json_sorted_list(expr) -%}
-    {{ return(adapter.dispatch('mqcap_json_sorted_list', 'mqcap')(expr)) }}
+    {{ return(adapter.dispatch('mqcap_json_sorted_list', 'mqcap')(expr) if adapter is defined else default__mqcap_json_sorted_list(expr)) }}
 {%- endmacro %}
 
 {% macro default__mqcap_json_sorted_list(expr) -%}
@@ -41,7 +42,7 @@
 
 {#- A timestamp moved by a whole number of microseconds / minutes. -#}
 {% macro mqcap_add_microseconds(ts, n) -%}
-    {{ return(adapter.dispatch('mqcap_add_microseconds', 'mqcap')(ts, n)) }}
+    {{ return(adapter.dispatch('mqcap_add_microseconds', 'mqcap')(ts, n) if adapter is defined else default__mqcap_add_microseconds(ts, n)) }}
 {%- endmacro %}
 
 {% macro default__mqcap_add_microseconds(ts, n) -%}
@@ -53,7 +54,7 @@
 {%- endmacro %}
 
 {% macro mqcap_add_minutes(ts, n) -%}
-    {{ return(adapter.dispatch('mqcap_add_minutes', 'mqcap')(ts, n)) }}
+    {{ return(adapter.dispatch('mqcap_add_minutes', 'mqcap')(ts, n) if adapter is defined else default__mqcap_add_minutes(ts, n)) }}
 {%- endmacro %}
 
 {% macro default__mqcap_add_minutes(ts, n) -%}
@@ -69,7 +70,7 @@
     ICU zones, Java's on Spark).
 -#}
 {% macro mqcap_zone_to_utc(ts, tz) -%}
-    {{ return(adapter.dispatch('mqcap_zone_to_utc', 'mqcap')(ts, tz)) }}
+    {{ return(adapter.dispatch('mqcap_zone_to_utc', 'mqcap')(ts, tz) if adapter is defined else default__mqcap_zone_to_utc(ts, tz)) }}
 {%- endmacro %}
 
 {% macro default__mqcap_zone_to_utc(ts, tz) -%}
@@ -81,7 +82,7 @@
 {%- endmacro %}
 
 {% macro mqcap_utc_to_zone(ts, tz) -%}
-    {{ return(adapter.dispatch('mqcap_utc_to_zone', 'mqcap')(ts, tz)) }}
+    {{ return(adapter.dispatch('mqcap_utc_to_zone', 'mqcap')(ts, tz) if adapter is defined else default__mqcap_utc_to_zone(ts, tz)) }}
 {%- endmacro %}
 
 {% macro default__mqcap_utc_to_zone(ts, tz) -%}
@@ -97,7 +98,7 @@
     `alias.item` with its place `alias.pos` (increasing along the text).
 -#}
 {% macro mqcap_split_rows(text, sep, alias) -%}
-    {{ return(adapter.dispatch('mqcap_split_rows', 'mqcap')(text, sep, alias)) }}
+    {{ return(adapter.dispatch('mqcap_split_rows', 'mqcap')(text, sep, alias) if adapter is defined else default__mqcap_split_rows(text, sep, alias)) }}
 {%- endmacro %}
 
 {% macro default__mqcap_split_rows(text, sep, alias) -%}
@@ -113,7 +114,7 @@
     with one place ('+12.3%').
 -#}
 {% macro mqcap_format_number(expr, decimals) -%}
-    {{ return(adapter.dispatch('mqcap_format_number', 'mqcap')(expr, decimals)) }}
+    {{ return(adapter.dispatch('mqcap_format_number', 'mqcap')(expr, decimals) if adapter is defined else default__mqcap_format_number(expr, decimals)) }}
 {%- endmacro %}
 
 {% macro default__mqcap_format_number(expr, decimals) -%}
@@ -125,7 +126,7 @@
 {%- endmacro %}
 
 {% macro mqcap_format_signed_pct(expr) -%}
-    {{ return(adapter.dispatch('mqcap_format_signed_pct', 'mqcap')(expr)) }}
+    {{ return(adapter.dispatch('mqcap_format_signed_pct', 'mqcap')(expr) if adapter is defined else default__mqcap_format_signed_pct(expr)) }}
 {%- endmacro %}
 
 {% macro default__mqcap_format_signed_pct(expr) -%}
@@ -154,7 +155,7 @@
 {#- arg_max / arg_min: `x` of the row with the largest / smallest `y`, rows with NULL x or y
     left out (DuckDB's rule). -#}
 {% macro mqcap_arg_max(x, y) -%}
-    {{ return(adapter.dispatch('mqcap_arg_max', 'mqcap')(x, y)) }}
+    {{ return(adapter.dispatch('mqcap_arg_max', 'mqcap')(x, y) if adapter is defined else default__mqcap_arg_max(x, y)) }}
 {%- endmacro %}
 
 {% macro default__mqcap_arg_max(x, y) -%}
@@ -166,7 +167,7 @@
 {%- endmacro %}
 
 {% macro mqcap_arg_min(x, y) -%}
-    {{ return(adapter.dispatch('mqcap_arg_min', 'mqcap')(x, y)) }}
+    {{ return(adapter.dispatch('mqcap_arg_min', 'mqcap')(x, y) if adapter is defined else default__mqcap_arg_min(x, y)) }}
 {%- endmacro %}
 
 {% macro default__mqcap_arg_min(x, y) -%}
@@ -179,7 +180,7 @@
 
 {#- A date and a time of day ('HH:MM:SS[.ffffff]' text) as one timestamp (Spark has no TIME). -#}
 {% macro mqcap_date_at_time(day, time_text) -%}
-    {{ return(adapter.dispatch('mqcap_date_at_time', 'mqcap')(day, time_text)) }}
+    {{ return(adapter.dispatch('mqcap_date_at_time', 'mqcap')(day, time_text) if adapter is defined else default__mqcap_date_at_time(day, time_text)) }}
 {%- endmacro %}
 
 {% macro default__mqcap_date_at_time(day, time_text) -%}
@@ -188,4 +189,20 @@
 
 {% macro spark__mqcap_date_at_time(day, time_text) -%}
     cast(concat(cast({{ day }} as string), ' ', {{ time_text }}) as timestamp_ntz)
+{%- endmacro %}
+
+{#-
+    dbt-spark's dateadd drops the fraction of a second (to_unix_timestamp) and scales
+    milliseconds by 1/1,000,000. This is dbt-duckdb's: the amount cast to a whole number (half
+    to even, as DuckDB casts a double) of the part, added exactly.
+-#}
+{% macro spark__dateadd(datepart, interval, from_date_or_timestamp) -%}
+    {%- set per = {'hour': 3600000000, 'minute': 60000000, 'second': 1000000,
+                   'millisecond': 1000, 'microsecond': 1} -%}
+    {%- if datepart in per -%}
+        timestampadd(microsecond, cast(bround({{ interval }}, 0) as bigint) * {{ per[datepart] }},
+            {{ from_date_or_timestamp }})
+    {%- else -%}
+        {{ return(dbt_spark.spark__dateadd(datepart, interval, from_date_or_timestamp)) }}
+    {%- endif -%}
 {%- endmacro %}

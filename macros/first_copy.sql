@@ -20,12 +20,12 @@
     {%- if when is none -%}
         {{ exceptions.raise_compiler_error('first_copy: give `when` with the default identity') }}
     {%- endif -%}
-    {{ return((adapter.dispatch('copy_default_identity', 'mqcap')(relation), when)) }}
+    {{ return((adapter.dispatch('copy_default_identity', 'mqcap')(relation) if adapter is defined else default__copy_default_identity(relation), when)) }}
 {%- endmacro %}
 
 {#- Several columns as one value that compares exactly, NULL equal to NULL. -#}
 {% macro mqcap_row_value(columns) -%}
-    {{ return(adapter.dispatch('mqcap_row_value', 'mqcap')(columns)) }}
+    {{ return(adapter.dispatch('mqcap_row_value', 'mqcap')(columns) if adapter is defined else default__mqcap_row_value(columns)) }}
 {%- endmacro %}
 
 {% macro default__mqcap_row_value(columns) -%}
@@ -41,25 +41,37 @@
         ~ "'source_offset', 'source_record', 'source_item']))") }}
 {%- endmacro %}
 
-{#- Spark has no *columns(): the relation's columns are read from the catalog. -#}
+{#-
+    Spark has no *columns(): the relation's columns are read from the catalog. A unit test's
+    input is a CTE named after the source table (`__dbt__cte__<model>__<table>`); its columns
+    are the landing table's.
+-#}
 {% macro spark__copy_default_identity(relation) -%}
     {%- set lineage = ['file_id', 'source_file', 'source_line', 'source_offset',
         'source_record', 'source_item'] -%}
     {%- set names = [] -%}
     {%- if execute -%}
+        {%- set name = relation.identifier if relation.identifier is not none else relation | string -%}
+        {%- if name.startswith('__dbt__cte__') -%}
+            {%- set relation = adapter.get_relation(
+                database=none, schema='landing', identifier=name.split('__')[-1]) -%}
+        {%- endif -%}
+        {%- if relation is none -%}
+            {{ exceptions.raise_compiler_error('first_copy: no columns for ' ~ name) }}
+        {%- endif -%}
         {%- for column in adapter.get_columns_in_relation(relation) -%}
             {%- if column.name | lower not in lineage -%}
                 {%- do names.append(column.quoted) -%}
             {%- endif -%}
         {%- endfor -%}
     {%- endif -%}
-    {{ return('struct(' ~ (names | join(', ') if names else 'file_id') ~ ')') }}
+    {{ return('struct(' ~ names | join(', ') ~ ')') }}
 {%- endmacro %}
 
 {#- The rows of `relation` that count: first copies, and rows without an identity. -#}
 {% macro first_copy(relation, identity=none, when=none) %}
     {%- set partition, cond = copy_identity(relation, identity, when) -%}
-    {{ return(adapter.dispatch('first_copy', 'mqcap')(relation, partition, cond)) }}
+    {{ return(adapter.dispatch('first_copy', 'mqcap')(relation, partition, cond) if adapter is defined else default__first_copy(relation, partition, cond)) }}
 {% endmacro %}
 
 {% macro default__first_copy(relation, partition, cond) %}

@@ -12,7 +12,7 @@
 {% macro run_keyed_incremental() %}
     {#- Spark: rebuilt whole each time (README "Engines"). -#}
     {{- config(
-        materialized=('table' if target.type == 'spark' else 'incremental'),
+        materialized=('table' if target is defined and target.type == 'spark' else 'incremental'),
         incremental_strategy='run_scope',
         full_refresh=(none if var('mqcap_incremental', false) else true),
     ) -}}

@@ -11,7 +11,7 @@ the % change, the p-value and the verdict by the measure's direction.
 
 import pandas as pd
 
-from mqcap.noise import change_points, to_pandas
+from mqcap.noise import change_points, model_frame, to_pandas
 
 COLUMNS = {
     "change_point_key": "string",
@@ -51,7 +51,7 @@ def _verdict(pct, better_when):
 
 
 def model(dbt, session):
-    dbt.config(materialized="table")
+    dbt.config(materialized="table", file_format="parquet")
     runs = to_pandas(dbt.ref("int_run_sets"))
     runs = runs[runs["history_label"].notna()]
     measures = to_pandas(dbt.ref("fct_run_measures"))
@@ -109,4 +109,4 @@ def model(dbt, session):
                     "min_change_pct": min_pct,
                 }
             )
-    return pd.DataFrame(out, columns=list(COLUMNS)).astype(COLUMNS)
+    return model_frame(session, out, COLUMNS)

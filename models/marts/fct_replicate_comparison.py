@@ -11,7 +11,7 @@ no interval" when a side has one run) with the study's min_change_pct.
 
 import pandas as pd
 
-from mqcap.noise import Summary, compare_summaries, to_pandas
+from mqcap.noise import Summary, compare_summaries, model_frame, to_pandas
 
 COLUMNS = {
     "comparison_key": "string",
@@ -81,7 +81,7 @@ def _baseline_sets(runs: pd.DataFrame, configs: pd.DataFrame) -> dict[str, tuple
 
 
 def model(dbt, session):
-    dbt.config(materialized="table")
+    dbt.config(materialized="table", file_format="parquet")
     sets = to_pandas(dbt.ref("int_run_sets"))
     baselines = to_pandas(dbt.ref("int_runs"))
     runs = sets.merge(baselines[["run_key", "is_baseline", "baseline_run_key"]], on="run_key")
@@ -141,4 +141,4 @@ def model(dbt, session):
                 "threshold": c.threshold,
             }
         )
-    return pd.DataFrame(out, columns=list(COLUMNS)).astype(COLUMNS)
+    return model_frame(session, out, COLUMNS)

@@ -6,9 +6,8 @@ mean +- t(0.975, n - 1) x sd / sqrt(n); one run gives no sd and no interval and 
 A Python model because the t quantile comes from scipy.
 """
 
-import pandas as pd
 
-from mqcap.noise import ONE_RUN, summarise, to_pandas
+from mqcap.noise import ONE_RUN, model_frame, summarise, to_pandas
 
 COLUMNS = {
     "replicate_stat_key": "string",
@@ -38,7 +37,7 @@ COLUMNS = {
 
 
 def model(dbt, session):
-    dbt.config(materialized="table")
+    dbt.config(materialized="table", file_format="parquet")
     runs = to_pandas(dbt.ref("int_run_sets"))
     measures = to_pandas(dbt.ref("fct_run_measures"))
     direction = to_pandas(dbt.ref("measure_direction"))
@@ -78,5 +77,4 @@ def model(dbt, session):
                 "run_ids": ", ".join(g["run_id"]),
             }
         )
-    frame = pd.DataFrame(out, columns=list(COLUMNS))
-    return frame.astype(COLUMNS)
+    return model_frame(session, out, COLUMNS)

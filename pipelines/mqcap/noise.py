@@ -43,6 +43,27 @@ def to_pandas(relation):
     return relation.df()
 
 
+_SPARK_TYPES = {"string": "string", "Int64": "bigint", "float64": "double", "boolean": "boolean"}
+
+
+def model_frame(session, rows: list[dict], columns: dict[str, str]):
+    """What a dbt Python model returns, on either engine: a pandas frame of ``rows`` with the
+    pandas dtypes ``columns`` (DuckDB), or a Spark DataFrame of the same columns typed from them
+    (``session`` is a Spark session: pandas' extension types, NA and empty frames do not
+    convert to Spark on their own)."""
+    import pandas as pd
+
+    frame = pd.DataFrame(rows, columns=list(columns)).astype(columns)
+    if not hasattr(session, "createDataFrame"):
+        return frame
+    schema = ", ".join(f"`{name}` {_SPARK_TYPES[dtype]}" for name, dtype in columns.items())
+    plain = [
+        tuple(None if pd.isna(v) else (v.item() if hasattr(v, "item") else v) for v in row)
+        for row in frame.itertuples(index=False, name=None)
+    ]
+    return session.createDataFrame(plain, schema=schema)
+
+
 def t_quantile(df: float, confidence: float = CONFIDENCE) -> float:
     """Two-sided critical value of Student's t for ``df`` degrees of freedom (may be fractional)."""
     from scipy.stats import t

@@ -99,8 +99,9 @@ def _sync_table(con, lake: Path, table: str, report: SyncReport) -> None:
     # The rows each loaded version has in this table (a table's rows come only from loaded
     # versions: ingest removes the rows of a version it replaces or finds deleted).
     want = dict(
-        con.execute(f"select file_id, count(*) from {warehouse.LANDING}.{table} group by 1")
-        .fetchall()
+        con.execute(
+            f"select file_id, count(*) from {warehouse.LANDING}.{table} group by 1"
+        ).fetchall()
     )
     have: dict[int, Path] = {}
     for entry in os.scandir(folder):
@@ -175,7 +176,9 @@ def prune_builds(lake: Path) -> list[Path]:
     import shutil
 
     try:
-        current = {Path(p).resolve() for p in json.loads((lake / "marts.json").read_text()).values()}
+        current = {
+            Path(p).resolve() for p in json.loads((lake / "marts.json").read_text()).values()
+        }
     except FileNotFoundError:
         current = set()
     removed = []

@@ -1,0 +1,112 @@
+"""Do two warehouses hold the same marts? Row for row, floats to a relative tolerance.
+
+Used by the engine-parity test and the engines bench: the marts the Spark engine wrote against
+the DuckDB engine's, from the same raw files. Types may differ between engines (Spark's int
+where DuckDB has bigint, a decimal where DuckDB has a double); values may not.
+
+Example:
+    problems = mart_differences(Path("duck.duckdb"), Path("spark.duckdb"))
+    assert not problems, problems[:5]
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import math
+from pathlib import Path
+
+import duckdb
+
+
+def _marts(con: duckdb.DuckDBPyConnection) -> list[str]:
+    return [
+        name
+        for (name,) in con.execute(
+            "select table_name from information_schema.tables where table_schema = 'marts' "
+            "order by table_name"
+        ).fetchall()
+    ]
+
+
+def _columns(con, table: str) -> list[str]:
+    return [
+        c
+        for (c,) in con.execute(
+            "select column_name from information_schema.columns where table_schema = 'marts' "
+            "and table_name = ? order by ordinal_position",
+            [table],
+        ).fetchall()
+    ]
+
+
+def _normal(value):
+    """One comparable form per value: numbers as float, timestamps as naive datetimes."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int | float | decimal.Decimal):
+        return float(value)
+    if isinstance(value, dt.datetime):
+        return value.replace(tzinfo=None)
+    return value
+
+
+def _sort_key(row: tuple) -> tuple:
+    # None first, then by type name, then value: a total order over mixed rows.
+    return tuple((0, "", "") if v is None else (1, type(v).__name__, v) for v in row)
+
+
+def _same(a, b, rel: float) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, float) and isinstance(b, float):
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        return a == b or math.isclose(a, b, rel_tol=rel, abs_tol=1e-12)
+    return a == b
+
+
+def table_differences(con_a, con_b, table: str, rel: float = 1e-9, limit: int = 5) -> list[str]:
+    """What differs in one mart: its columns, its row count, else the first rows that differ."""
+    cols_a, cols_b = _columns(con_a, table), _columns(con_b, table)
+    if sorted(cols_a) != sorted(cols_b):
+        return [
+            f"{table}: columns differ: only in the first {sorted(set(cols_a) - set(cols_b))}, "
+            f"only in the second {sorted(set(cols_b) - set(cols_a))}"
+        ]
+    select = ", ".join(f'"{c}"' for c in cols_a)
+    rows = []
+    for con in (con_a, con_b):
+        got = con.execute(f"select {select} from marts.{table}").fetchall()
+        rows.append(sorted((tuple(_normal(v) for v in r) for r in got), key=_sort_key))
+    if len(rows[0]) != len(rows[1]):
+        return [f"{table}: {len(rows[0])} rows against {len(rows[1])}"]
+    out = []
+    for n, (ra, rb) in enumerate(zip(*rows, strict=True)):
+        bad = [c for c, a, b in zip(cols_a, ra, rb, strict=True) if not _same(a, b, rel)]
+        if bad:
+            shown = ", ".join(
+                f"{c}: {ra[cols_a.index(c)]!r} != {rb[cols_a.index(c)]!r}" for c in bad
+            )
+            out.append(f"{table} row {n}: {shown}")
+            if len(out) >= limit:
+                break
+    return out
+
+
+def mart_differences(a: Path, b: Path, rel: float = 1e-9) -> list[str]:
+    """Every difference between the marts of two warehouses (empty: the same)."""
+    with (
+        duckdb.connect(str(a), read_only=True) as con_a,
+        duckdb.connect(str(b), read_only=True) as con_b,
+    ):
+        names_a, names_b = _marts(con_a), _marts(con_b)
+        out = []
+        if names_a != names_b:
+            out.append(
+                f"marts differ: only in {a.name} {sorted(set(names_a) - set(names_b))}, "
+                f"only in {b.name} {sorted(set(names_b) - set(names_a))}"
+            )
+        for table in sorted(set(names_a) & set(names_b)):
+            out += table_differences(con_a, con_b, table, rel)
+        return out
