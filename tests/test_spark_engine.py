@@ -10,15 +10,24 @@ and reads the marts back through DuckDB; GX checks both; the reports run in a Ju
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
+import duckdb
 import pytest
 
+from mqcap.build import build
+from mqcap.ingest import ingest
 from mqcap.pipeline import run
 from mqcap.settings import Settings
 from mqcap.spark.parity import mart_differences
 
-from helpers import PROJECT
+from helpers import PROJECT, query
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("spark")]
 
@@ -53,8 +62,6 @@ def test_spark_marts_equal_duckdb_marts_row_for_row(engines):
 
 def test_the_spark_marts_are_read_from_the_lake(engines):
     _, spark, _, _ = engines
-    import duckdb
-
     locations = json.loads((spark.lake / "marts.json").read_text())
     with duckdb.connect(str(spark.warehouse), read_only=True) as con:
         views = dict(
@@ -85,3 +92,70 @@ def test_reports_render_from_the_spark_marts(engines):
     html = outputs["attls"]["html"].read_text()
     # The published figure (seed 000) through the Spark marts: MQ + AT-TLS 1 MB, 956,592 us.
     assert "956,592" in html
+
+
+def _double_drop(root: Path) -> Settings:
+    """test_duplicates' double drop: every identity-bearing file twice (in a second run
+    folder, again at the raw root, half of a dump as another file), ingested in two steps."""
+    from test_duplicates import IDENTITY_FILES, _half_of_testchl, _runs
+    from test_duplicates import _settings as dup_settings
+
+    s = dup_settings(root)
+    r1 = _runs(s)
+    shutil.copy(r1 / "TESTCHL.dat", s.raw_root / "dup" / "r2" / "TESTCHL.dat")
+    assert ingest(s).set_aside == []
+    day = s.raw_root / "day"
+    day.mkdir()
+    for name in IDENTITY_FILES:
+        shutil.copy(r1 / name, day / name)
+    _half_of_testchl(s.raw_root / "half.dat")
+    assert ingest(s).set_aside == []
+    return s
+
+
+def _kill_when(proc: subprocess.Popen, ready, timeout_s: float = 300) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not ready():
+        assert proc.poll() is None, "the build ended before the moment to kill it"
+        assert time.monotonic() < deadline, "the moment to kill never came"
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
+def test_a_killed_spark_build_reruns_to_the_duckdb_marts_duplicates_counted_once(tmp_path):
+    spark = _double_drop(tmp_path / "spark").with_(engine="spark", spark_master="local[2]")
+    duck = spark.with_(
+        engine="duckdb",
+        warehouse=tmp_path / "duck" / "warehouse.duckdb",
+        reports_out=tmp_path / "duck" / "reports",
+    )
+    duck.warehouse.parent.mkdir(parents=True)
+    shutil.copy(spark.warehouse, duck.warehouse)
+    assert build(duck).ok
+    copies = query(duck, "select count(*) from marts.fct_duplicate_records")[0][0]
+    assert copies > 0
+
+    # Kill the Spark build (mqcap, its dbt process and the JVM) once dbt has written marts.
+    env = dict(os.environ, MQCAP_SPARK_MASTER="local[2]")
+    cmd = [sys.executable, "-m", "mqcap.cli", "--warehouse", str(spark.warehouse)]
+    cmd += ["--raw", str(spark.raw_root), "--engine", "spark", "-q", "build"]
+    proc = subprocess.Popen(cmd, env=env, start_new_session=True, cwd=PROJECT)
+    builds = spark.lake / "builds"
+    _kill_when(proc, lambda: any(builds.glob("*/marts.db/dim_run")))
+    assert not (spark.lake / "marts.json").exists()  # no build completed
+    last = "select status from meta.pipeline_step where step = 'build' order by event_id desc"
+    assert query(spark, last)[0] == ("running",)
+
+    # Run again: the build is owed, it completes, and the marts are the DuckDB engine's.
+    result = run(spark, reports=False)
+    assert result.build is not None and result.build.ok and result.marts.ok
+    assert mart_differences(duck.warehouse, spark.warehouse) == []
+    assert query(spark, "select count(*) from marts.fct_duplicate_records") == [(copies,)]
+    # The killed build's folder is gone; the lake has each loaded version once.
+    assert len(list(builds.iterdir())) == 1
+    with duckdb.connect(str(spark.warehouse), read_only=True) as con:
+        want = con.execute(
+            "select count(*) from meta.ingest_ledger where status = 'loaded' and rows_landed > 0"
+        ).fetchall()[0][0]
+    assert len({p.name.split("-")[0] for p in (spark.lake / "landing").rglob("f*.parquet")}) == want

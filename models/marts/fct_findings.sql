@@ -53,7 +53,11 @@ sweep_by_config as (
         min(max_rate_pct_change) as rate_pct_low,
         max(max_rate_pct_change) as rate_pct_high,
         avg(max_rate_pct_change) as rate_pct_mean,
-        {{ mqcap_arg_max('series_key', 'abs(max_rate_pct_change)') }} as rate_series_key,
+        {{ mqcap_arg_min(
+            'series_key',
+            'case when max_rate_pct_change is not null then '
+            ~ mqcap_row_value(['-abs(max_rate_pct_change)', 'series_key']) ~ ' end'
+        ) }} as rate_series_key,
         count(single_thread_round_trip_pct_change) as latency_series,
         min(single_thread_round_trip_pct_change) as latency_pct_low,
         max(single_thread_round_trip_pct_change) as latency_pct_high,
@@ -229,19 +233,28 @@ largest_change as (
 ),
 
 saturation_by_config as (
+    -- The top series: the highest peak rate (ties: the first series key); its figures together.
     select
         study,
         configuration,
         count(*) as series,
         cast(sum(case when saturates then 1 else 0 end) as bigint) as saturating,
-        {{ mqcap_arg_max('max_rate_per_s', 'max_rate_per_s') }} as top_rate_per_s,
-        {{ mqcap_arg_max('threads_at_max', 'max_rate_per_s') }} as top_threads,
-        {{ mqcap_arg_max('message_bytes', 'max_rate_per_s') }} as top_message_bytes,
-        {{ mqcap_arg_max('scenario', 'max_rate_per_s') }} as top_scenario,
-        {{ mqcap_arg_max('hardware_model', 'max_rate_per_s') }} as top_hardware_model,
+        max(case when top_rank = 1 then max_rate_per_s end) as top_rate_per_s,
+        max(case when top_rank = 1 then threads_at_max end) as top_threads,
+        max(case when top_rank = 1 then message_bytes end) as top_message_bytes,
+        max(case when top_rank = 1 then scenario end) as top_scenario,
+        max(case when top_rank = 1 then hardware_model end) as top_hardware_model,
         max(saturation_threshold_pct) as threshold_pct,
         avg(last_doubling_gain_pct) as mean_last_doubling_gain_pct
-    from sweep
+    from (
+        select
+            *,
+            row_number() over (
+                partition by study, configuration
+                order by max_rate_per_s desc nulls last, series_key asc
+            ) as top_rank
+        from sweep
+    ) as ranked
     group by study, configuration
 ),
 
@@ -255,9 +268,9 @@ saturation as (
         || {{ where_text('top_scenario', 'top_hardware_model') }} || '); the last doubling of threads adds less than '
         || {{ num_text('threshold_pct') }} || '% in ' || cast(saturating as string) || ' of '
         || cast(series as string) || ' series.' as sentence,
-        saturating * 100.0 / series as value,
+        cast(saturating as double) * 100 / series as value,
         'percent of series' as unit,
-        saturating * 100.0 / series as magnitude,
+        cast(saturating as double) * 100 / series as magnitude,
         1.0 as certainty,
         'sec-thread-sweep' as section_anchor,
         configuration,

@@ -33,15 +33,50 @@ sums as (
     group by study, configuration, x_name, held_constant, measure, subject
 ),
 
+residuals as (
+    -- The residual sum of squares from the points themselves: syy - sxy^2 / sxx cancels to
+    -- rounding noise when the line fits well (and then differs from engine to engine).
+    select
+        sums.study,
+        sums.configuration,
+        sums.x_name,
+        sums.held_constant,
+        sums.measure,
+        sums.subject,
+        sum(
+            (points.y_value - (sums.slope_a * points.x_value + sums.intercept_b))
+            * (points.y_value - (sums.slope_a * points.x_value + sums.intercept_b))
+        ) as residual_ss
+    from sums
+    inner join points
+        on
+            sums.study is not distinct from points.study
+            and sums.configuration is not distinct from points.configuration
+            and sums.x_name is not distinct from points.x_name
+            and sums.held_constant is not distinct from points.held_constant
+            and sums.measure is not distinct from points.measure
+            and sums.subject is not distinct from points.subject
+    where points.x_value is not null and points.y_value is not null
+    group by
+        sums.study, sums.configuration, sums.x_name, sums.held_constant, sums.measure, sums.subject
+),
+
 errors as (
     select
-        *,
+        sums.*,
         case
-            when n_points > 2
-                then greatest(syy - sxy * sxy / sxx, 0) / (n_points - 2)
+            when sums.n_points > 2 then residuals.residual_ss / (sums.n_points - 2)
         end as residual_variance
     from sums
-    where distinct_x >= 2
+    left join residuals
+        on
+            sums.study is not distinct from residuals.study
+            and sums.configuration is not distinct from residuals.configuration
+            and sums.x_name is not distinct from residuals.x_name
+            and sums.held_constant is not distinct from residuals.held_constant
+            and sums.measure is not distinct from residuals.measure
+            and sums.subject is not distinct from residuals.subject
+    where sums.distinct_x >= 2
 ),
 
 t_ranges as (
@@ -86,14 +121,14 @@ fitted as (
         -- With (nearly) constant y, R-squared is 0/0 computed on rounding noise: not defined.
         case when syy > 1e-12 * (n_points * mean_y * mean_y + 1) then r_squared end as r_squared,
         sqrt(residual_variance / sxx) as slope_a_se,
-        sqrt(residual_variance * (1.0 / n_points + mean_x * mean_x / sxx)) as intercept_b_se,
+        sqrt(residual_variance * (1.0 / cast(n_points as double) + mean_x * mean_x / sxx)) as intercept_b_se,
         slope_a - t_critical_95 * sqrt(residual_variance / sxx) as slope_a_ci95_low,
         slope_a + t_critical_95 * sqrt(residual_variance / sxx) as slope_a_ci95_high,
         intercept_b
-        - t_critical_95 * sqrt(residual_variance * (1.0 / n_points + mean_x * mean_x / sxx))
+        - t_critical_95 * sqrt(residual_variance * (1.0 / cast(n_points as double) + mean_x * mean_x / sxx))
             as intercept_b_ci95_low,
         intercept_b
-        + t_critical_95 * sqrt(residual_variance * (1.0 / n_points + mean_x * mean_x / sxx))
+        + t_critical_95 * sqrt(residual_variance * (1.0 / cast(n_points as double) + mean_x * mean_x / sxx))
             as intercept_b_ci95_high,
         t_critical_95,
         min_x,

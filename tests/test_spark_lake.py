@@ -1,0 +1,126 @@
+"""The Spark engine's lake (mqcap.spark.lake): the landing tables and the ledger as Parquet,
+computed again from what exists each time. No Spark here: DuckDB reads the Parquet back."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import duckdb
+
+from mqcap import warehouse
+from mqcap.ingest import ingest
+from mqcap.spark import lake
+
+from helpers import query
+
+
+def _sync(settings):
+    with warehouse.connect(settings.warehouse) as con:
+        return lake.sync(con, settings.lake)
+
+
+def _lake_rows(settings) -> dict[tuple[str, int], int]:
+    """(table, file_id) -> rows, read from the Parquet files with DuckDB."""
+    out = {}
+    for path in sorted((settings.lake / "landing").rglob("f*-r*.parquet")):
+        rows = duckdb.sql(f"select file_id, count(*) from read_parquet('{path}') group by 1")
+        for file_id, n in rows.fetchall():
+            out[(path.parent.name, file_id)] = n
+    return out
+
+
+def _landing_rows(settings) -> dict[tuple[str, int], int]:
+    out = {}
+    with warehouse.connect(settings.warehouse, read_only=True) as con:
+        tables = con.execute(
+            "select table_name from information_schema.tables where table_schema = 'landing'"
+        ).fetchall()
+        for (table,) in tables:
+            for file_id, n in con.execute(
+                f"select file_id, count(*) from landing.{table} group by 1"
+            ).fetchall():
+                out[(table, file_id)] = n
+    return out
+
+
+def test_the_lake_holds_each_loaded_version_once_and_follows_deletions(settings, sample_study):
+    ingest(settings)
+    first = _sync(settings)
+    assert first.written == len(_landing_rows(settings)) > 0 and first.removed == 0
+    assert _lake_rows(settings) == _landing_rows(settings)
+    # Every row's columns, in a table: the Parquet rows are the landing rows.
+    with warehouse.connect(settings.warehouse, read_only=True) as con:
+        landing = sorted(con.execute("select * from landing.driver_results").fetchall())
+    folder = settings.lake / "landing" / "driver_results"
+    in_lake = duckdb.sql(
+        f"select * exclude (filename) from read_parquet('{folder}/f*.parquet', filename=true)"
+    ).fetchall()
+    assert sorted(in_lake) == landing
+    # Nothing changed: nothing written, nothing removed.
+    again = _sync(settings)
+    assert (again.written, again.removed, again.kept) == (0, 0, first.written)
+    # A run deleted from the raw folder leaves the warehouse, then the lake.
+    gone = sorted(p for p in sample_study.iterdir() if p.is_dir())[0]
+    shutil.rmtree(gone)
+    ingest(settings)
+    after = _sync(settings)
+    assert after.written == 0 and after.removed > 0
+    assert _lake_rows(settings) == _landing_rows(settings)
+    assert not any(gone.name in str(k) for k in _lake_rows(settings))
+    # The ledger is there whole, as the warehouse has it.
+    ledger = duckdb.sql(
+        f"select count(*) from read_parquet('{settings.lake}/meta/ingest_ledger/*.parquet')"
+    ).fetchall()
+    assert ledger == query(settings, "select count(*) from meta.ingest_ledger")
+
+
+def test_a_killed_sync_is_finished_by_the_next_one(settings, sample_study):
+    ingest(settings)
+    _sync(settings)
+    folder = settings.lake / "landing" / "driver_results"
+    files = sorted(folder.glob("f*-r*.parquet"))
+    # What a kill can leave: a half-written hidden file, a file missing, and (a version whose
+    # rows changed since) a file with another row count in its name.
+    (folder / f".tmp-{files[0].name}").write_bytes(b"PAR1 half")
+    files[1].unlink()
+    stale = files[2].with_name(files[2].name.replace("-r", "-r9"))
+    files[2].rename(stale)
+    report = _sync(settings)
+    assert (report.written, report.removed) == (2, 1)
+    assert not list(folder.glob(".tmp-*")) and not stale.exists()
+    assert _lake_rows(settings) == _landing_rows(settings)
+
+
+def test_tables_without_rows_still_have_their_columns(settings, sample_study):
+    ingest(settings)
+    _sync(settings)
+    # No NETSTAT was dropped: its folder has the empty schema file, with the table's columns.
+    schema = settings.lake / "landing" / "netstat_conn" / lake.SCHEMA_FILE
+    cols = [r[0] for r in duckdb.sql(f"describe select * from read_parquet('{schema}')").fetchall()]
+    with warehouse.connect(settings.warehouse, read_only=True) as con:
+        want = [
+            r[0]
+            for r in con.execute(
+                "select column_name from information_schema.columns where table_schema = "
+                "'landing' and table_name = 'netstat_conn' order by ordinal_position"
+            ).fetchall()
+        ]
+    assert cols == want and duckdb.sql(f"select count(*) from '{schema}'").fetchall() == [(0,)]
+    # TIME travels as text (Spark has no TIME type).
+    kinds = {
+        r[0]: r[1]
+        for r in duckdb.sql(f"describe select * from read_parquet('{schema}')").fetchall()
+    }
+    assert kinds["poll_time"] == "VARCHAR"
+
+
+def test_marts_json_decides_which_build_folder_stays(tmp_path):
+    root = tmp_path / "lake"
+    keep, old, failed = (root / "builds" / n for n in ("b3", "b1", "b2"))
+    for b in (keep, old, failed):
+        (b / "marts.db" / "dim_run").mkdir(parents=True)
+    (root / "marts.json").write_text(json.dumps({"dim_run": str(keep / "marts.db" / "dim_run")}))
+    removed = lake.prune_builds(root)
+    assert sorted(p.name for p in removed) == ["b1", "b2"]
+    assert [p.name for p in (root / "builds").iterdir()] == ["b3"]
