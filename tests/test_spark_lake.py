@@ -12,7 +12,7 @@ from mqcap import warehouse
 from mqcap.ingest import ingest
 from mqcap.spark import lake
 
-from helpers import query
+from helpers import FIXTURES, query
 
 
 def _sync(settings):
@@ -23,7 +23,7 @@ def _sync(settings):
 def _lake_rows(settings) -> dict[tuple[str, int], int]:
     """(table, file_id) -> rows, read from the Parquet files with DuckDB."""
     out = {}
-    for path in sorted((settings.lake / "landing").rglob("f*-r*.parquet")):
+    for path in sorted((settings.lake / "landing").rglob("g*-r*.parquet")):
         rows = duckdb.sql(f"select file_id, count(*) from read_parquet('{path}') group by 1")
         for file_id, n in rows.fetchall():
             out[(path.parent.name, file_id)] = n
@@ -47,15 +47,15 @@ def _landing_rows(settings) -> dict[tuple[str, int], int]:
 def test_the_lake_holds_each_loaded_version_once_and_follows_deletions(settings, sample_study):
     ingest(settings)
     first = _sync(settings)
-    assert first.written == len(_landing_rows(settings)) > 0 and first.removed == 0
+    tables = {t for t, _ in _landing_rows(settings)}
+    # One file per table with rows, whatever the number of raw files.
+    assert first.written == len(tables) == 4 and first.removed == 0
     assert _lake_rows(settings) == _landing_rows(settings)
     # Every row's columns, in a table: the Parquet rows are the landing rows.
     with warehouse.connect(settings.warehouse, read_only=True) as con:
         landing = sorted(con.execute("select * from landing.driver_results").fetchall())
     folder = settings.lake / "landing" / "driver_results"
-    in_lake = duckdb.sql(
-        f"select * exclude (filename) from read_parquet('{folder}/f*.parquet', filename=true)"
-    ).fetchall()
+    in_lake = duckdb.sql(f"select * from read_parquet('{folder}/g*.parquet')").fetchall()
     assert sorted(in_lake) == landing
     # Nothing changed: nothing written, nothing removed.
     again = _sync(settings)
@@ -65,9 +65,15 @@ def test_the_lake_holds_each_loaded_version_once_and_follows_deletions(settings,
     shutil.rmtree(gone)
     ingest(settings)
     after = _sync(settings)
-    assert after.written == 0 and after.removed > 0
+    # Each table's range lost a version: removed, and its other versions written again.
+    assert (after.written, after.removed, after.kept) == (4, 4, 0)
     assert _lake_rows(settings) == _landing_rows(settings)
-    assert not any(gone.name in str(k) for k in _lake_rows(settings))
+    # The run comes back (new versions): one more file per table it has rows in, others kept.
+    shutil.copytree(FIXTURES / "mini_study" / "attls" / gone.name, gone)
+    ingest(settings)
+    more = _sync(settings)
+    assert (more.written, more.removed, more.kept) == (4, 0, 4)
+    assert _lake_rows(settings) == _landing_rows(settings)
     # The ledger is there whole, as the warehouse has it.
     ledger = duckdb.sql(
         f"select count(*) from read_parquet('{settings.lake}/meta/ingest_ledger/*.parquet')"
@@ -79,13 +85,15 @@ def test_a_killed_sync_is_finished_by_the_next_one(settings, sample_study):
     ingest(settings)
     _sync(settings)
     folder = settings.lake / "landing" / "driver_results"
-    files = sorted(folder.glob("f*-r*.parquet"))
+    other = settings.lake / "landing" / "run_manifest"
+    (file,) = folder.glob("g*-r*.parquet")
+    (lost,) = other.glob("g*-r*.parquet")
     # What a kill can leave: a half-written hidden file, a file missing, and (a version whose
     # rows changed since) a file with another row count in its name.
-    (folder / f".tmp-{files[0].name}").write_bytes(b"PAR1 half")
-    files[1].unlink()
-    stale = files[2].with_name(files[2].name.replace("-r", "-r9"))
-    files[2].rename(stale)
+    (folder / f".tmp-{file.name}").write_bytes(b"PAR1 half")
+    lost.unlink()
+    stale = file.with_name(file.name.replace("-r", "-r9"))
+    file.rename(stale)
     report = _sync(settings)
     assert (report.written, report.removed) == (2, 1)
     assert not list(folder.glob(".tmp-*")) and not stale.exists()

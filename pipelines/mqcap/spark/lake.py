@@ -2,7 +2,7 @@
 
 Layout under ``settings.lake`` (``<stem>.mqcap/lake`` unless ``MQCAP_LAKE`` says otherwise)::
 
-    landing/<table>/f<file_id>-r<rows>.parquet   one file per loaded file version and table
+    landing/<table>/g<a>-<b>-r<rows>.parquet     the rows of the loaded file versions a..b
     landing/<table>/schema.parquet               no rows: the table's columns
     meta/ingest_ledger/ledger.parquet            the ledger, whole
     builds/<n>/<schema>.db/<model>/              what one dbt-spark build wrote (its tables)
@@ -10,18 +10,21 @@ Layout under ``settings.lake`` (``<stem>.mqcap/lake`` unless ``MQCAP_LAKE`` says
 
 How exactly-once holds on this engine. Ingest is unchanged: a file's rows and its ledger row
 commit in one DuckDB transaction, so the warehouse's ledger stays the one commit point. The lake
-is a projection of it, computed again from what exists each time (``sync``): a loaded version
-whose Parquet file is missing, or has another row count in its name, is written (to a hidden
-name, then renamed into place: a reader sees the whole file or none); a Parquet file whose
-version is no longer loaded (deleted, replaced, set aside) is removed. A kill at any point leaves
-whole files only, and the next sync finishes the job; no version is ever in the lake twice, since
-its file name is its id.
+is a projection of it, computed again from what exists each time (``sync``). Each Parquet file
+of a table holds the rows of the loaded versions with ids a..b (its name says a, b and the row
+count); a sync writes one file per table for the versions no file covers (file ids only grow, so
+a sync after an ingest adds one file per table it touched, whatever the number of raw files). A
+file whose range no longer has its row count (a version deleted, replaced, set aside) is removed
+and its range's remaining versions written again. Files are written to a hidden name and renamed
+into place (a reader sees the whole file or none). A kill at any point leaves whole files only,
+and the next sync finishes the job; ranges never overlap, so no version is in the lake twice.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,7 +35,7 @@ from mqcap import warehouse
 # DuckDB types Spark cannot read from Parquet, and what they travel as.
 _AS_TEXT = {"TIME"}
 SCHEMA_FILE = "schema.parquet"
-FILE_NAME = re.compile(r"^f(\d+)-r(\d+)\.parquet$")
+FILE_NAME = re.compile(r"^g(\d+)-(\d+)-r(\d+)\.parquet$")
 
 
 @dataclass
@@ -103,32 +106,59 @@ def _sync_table(con, lake: Path, table: str, report: SyncReport) -> None:
             f"select file_id, count(*) from {warehouse.LANDING}.{table} group by 1"
         ).fetchall()
     )
-    have: dict[int, Path] = {}
+    ids = sorted(want)
+    kept: list[tuple[int, int]] = []
     for entry in os.scandir(folder):
         m = FILE_NAME.match(entry.name)
         if not m:
             if entry.name.startswith(".tmp-"):  # a write a kill interrupted
                 os.unlink(entry.path)
             continue
-        file_id, rows = int(m.group(1)), int(m.group(2))
-        if want.get(file_id) == rows:
-            have[file_id] = Path(entry.path)
-        else:
+        low, high, rows = (int(g) for g in m.groups())
+        have = sum(want[i] for i in ids[bisect_left(ids, low) : bisect_right(ids, high)])
+        overlaps = any(low <= h and k <= high for k, h in kept)
+        if have == rows and rows > 0 and not overlaps:
+            kept.append((low, high))
+        else:  # a version of the range is gone (deleted, replaced): written again below
             os.unlink(entry.path)
             report.removed += 1
-    report.kept += len(have)
+    report.kept += len(kept)
     cols = _select_list(con, warehouse.LANDING, table)
     # No rows, its columns: a table never dropped still has a schema to read, and one that
     # gained a column has it here (the sources read the folder with mergeSchema).
     _copy(con, f"select {cols} from {warehouse.LANDING}.{table} limit 0", folder / SCHEMA_FILE)
-    for file_id in sorted(set(want) - set(have)):
-        target = folder / f"f{file_id}-r{want[file_id]}.parquet"
+    for low, high in _new_ranges(ids, sorted(kept)):
+        rows = sum(want[i] for i in ids[bisect_left(ids, low) : bisect_right(ids, high)])
         _copy(
             con,
-            f"select {cols} from {warehouse.LANDING}.{table} where file_id = {int(file_id)}",
-            target,
+            f"select {cols} from {warehouse.LANDING}.{table} "
+            f"where file_id between {int(low)} and {int(high)}",
+            folder / f"g{low}-{high}-r{rows}.parquet",
         )
         report.written += 1
+
+
+def _new_ranges(ids: list[int], kept: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The loaded ids no kept file covers, as ranges that cross no kept range (a range's file
+    then holds exactly those versions).
+
+    Example:
+        >>> _new_ranges([1, 2, 3, 5, 8, 9], [(3, 4)])
+        [(1, 2), (5, 9)]
+    """
+    out: list[tuple[int, int]] = []
+    bounds = [low for low, _ in kept]
+    for i in ids:
+        if any(low <= i <= high for low, high in kept):
+            continue
+        if out:
+            low, high = out[-1]
+            # Extend the open range unless a kept range starts between its end and i.
+            if not any(high < b < i for b in bounds):
+                out[-1] = (low, i)
+                continue
+        out.append((i, i))
+    return out
 
 
 def _copy(con, query: str, target: Path) -> None:
