@@ -20,7 +20,14 @@ from helpers import PROJECT
 
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch):
-    for name in ("MQCAP_WAREHOUSE", "MQCAP_RAW", "MQCAP_REPORTS_OUT"):
+    for name in (
+        "MQCAP_WAREHOUSE",
+        "MQCAP_RAW",
+        "MQCAP_REPORTS_OUT",
+        "MQCAP_ENGINE",
+        "MQCAP_SPARK_MASTER",
+        "MQCAP_LAKE",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -159,3 +166,26 @@ def test_numpy_import_in_dbt_leaves_the_environment_alone(tmp_path):
         [sys.executable, "-c", probe], env=bare, capture_output=True, text=True, check=True
     )
     assert "OPENBLAS_MAIN_FREE" in done.stdout
+
+
+def test_the_engine_and_spark_settings_follow_the_same_order(tmp_path, monkeypatch):
+    (tmp_path / "mqcap.toml").write_text(
+        'engine = "spark"\nspark_master = "spark://head:7077"\nlake = "shared/lake"\n'
+    )
+    s = _load(tmp_path)
+    assert (s.engine, s.spark_master, s.lake) == (
+        "spark",
+        "spark://head:7077",
+        tmp_path / "shared" / "lake",
+    )
+    monkeypatch.setenv("MQCAP_ENGINE", "DuckDB")
+    monkeypatch.setenv("MQCAP_SPARK_MASTER", "sc://head:15002")
+    s = _load(tmp_path)
+    assert (s.engine, s.spark_master) == ("duckdb", "sc://head:15002")
+    assert _load(tmp_path, engine="spark").engine == "spark"
+    # The lake's default: beside the warehouse, in its outputs folder.
+    (tmp_path / "mqcap.toml").write_text("")
+    assert _load(tmp_path, warehouse="w.duckdb").lake == tmp_path / "w.mqcap" / "lake"
+    monkeypatch.setenv("MQCAP_ENGINE", "sparkle")
+    with pytest.raises(UsageError, match="MQCAP_ENGINE: expected an engine"):
+        _load(tmp_path)

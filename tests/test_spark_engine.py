@@ -21,7 +21,6 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from mqcap.build import build
 from mqcap.ingest import ingest
 from mqcap.pipeline import run
 from mqcap.settings import Settings
@@ -146,7 +145,8 @@ def test_a_killed_spark_build_reruns_to_the_duckdb_marts_duplicates_counted_once
     )
     duck.warehouse.parent.mkdir(parents=True)
     shutil.copy(spark.warehouse, duck.warehouse)
-    assert build(duck).ok
+    duck_result = run(duck, reports=False)
+    assert duck_result.build.ok
     copies = query(duck, "select count(*) from marts.fct_duplicate_records")[0][0]
     assert copies > 0
 
@@ -163,7 +163,18 @@ def test_a_killed_spark_build_reruns_to_the_duckdb_marts_duplicates_counted_once
 
     # Run again: the build is owed, it completes, and the marts are the DuckDB engine's.
     result = run(spark, reports=False)
-    assert result.build is not None and result.build.ok and result.marts.ok
+    assert result.build is not None and result.build.ok
+    # The same checks with the same outcomes (this drop's made-up CPU figures fail two
+    # plausibility checks on both engines: 33 % of the interval covered, a 0.07 ratio).
+    outcomes = [
+        (r.suite, r.success, r.evaluated, [f.message() for f in r.failures])
+        for r in sorted(result.marts.results, key=lambda r: r.suite)
+    ]
+    assert outcomes == [
+        (r.suite, r.success, r.evaluated, [f.message() for f in r.failures])
+        for r in sorted(duck_result.marts.results, key=lambda r: r.suite)
+    ]
+    assert sum(not r.success for r in result.marts.results) == 2
     assert mart_differences(duck.warehouse, spark.warehouse) == []
     assert query(spark, "select count(*) from marts.fct_duplicate_records") == [(copies,)]
     # The killed build's folder is gone; the lake has each loaded version once.

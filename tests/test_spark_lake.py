@@ -7,6 +7,7 @@ import json
 import shutil
 
 import duckdb
+import pytest
 
 from mqcap import warehouse
 from mqcap.ingest import ingest
@@ -91,12 +92,14 @@ def test_a_killed_sync_is_finished_by_the_next_one(settings, sample_study):
     # What a kill can leave: a half-written hidden file, a file missing, and (a version whose
     # rows changed since) a file with another row count in its name.
     (folder / f".tmp-{file.name}").write_bytes(b"PAR1 half")
+    shutil.copy(file, folder / "f1-r3.parquet")  # not of this layout: Spark would read it
     lost.unlink()
     stale = file.with_name(file.name.replace("-r", "-r9"))
     file.rename(stale)
     report = _sync(settings)
-    assert (report.written, report.removed) == (2, 1)
+    assert (report.written, report.removed) == (2, 2)
     assert not list(folder.glob(".tmp-*")) and not stale.exists()
+    assert sorted(p.name for p in folder.iterdir()) == sorted([lake.SCHEMA_FILE, file.name])
     assert _lake_rows(settings) == _landing_rows(settings)
 
 
@@ -132,3 +135,21 @@ def test_marts_json_decides_which_build_folder_stays(tmp_path):
     removed = lake.prune_builds(root)
     assert sorted(p.name for p in removed) == ["b1", "b2"]
     assert [p.name for p in (root / "builds").iterdir()] == ["b3"]
+
+
+def test_the_spark_engine_says_what_is_missing_before_it_starts(settings, monkeypatch):
+    import mqcap.spark as engine
+    from mqcap.build import build
+    from mqcap.errors import UsageError
+
+    monkeypatch.setattr(engine, "_importable", lambda m: m != "dbt.adapters.spark")
+    with pytest.raises(UsageError, match=r"needs the spark extra \(`make spark`"):
+        build(settings.with_(engine="spark"))
+    monkeypatch.setattr(engine, "_importable", lambda m: True)
+    monkeypatch.setattr(engine.shutil, "which", lambda name: None)
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    with pytest.raises(UsageError, match="needs Java 17"):
+        build(settings.with_(engine="spark"))
+    engine.check_ready("sc://head:15002")  # Spark Connect: the server runs Java
+    # Nothing was written: no lake, no build recorded.
+    assert not settings.lake.exists()

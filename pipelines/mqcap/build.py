@@ -2,6 +2,11 @@
 
 dbt runs as a subprocess of the same virtualenv so its DuckDB connection is the only writer;
 the run_results.json it writes is read back for a summary and for failures by name.
+
+With ``settings.engine == "spark"`` the same project is built by dbt-spark instead: the lake is
+synced from the warehouse first, dbt runs in ``python -m mqcap.spark.dbt`` (the Spark driver),
+every model is made again, and the marts are attached back to the warehouse as views over the
+lake's Parquet files when the build completes (``mqcap.spark``).
 """
 
 from __future__ import annotations
@@ -173,6 +178,9 @@ def build(
     progress = progress or Progress()
     spark = settings.engine == "spark"
     if spark:  # the Spark engine builds everything each time (README "Engines")
+        from mqcap.spark import check_ready
+
+        check_ready(settings.spark_master)
         select, full = None, True
     whole = complete or not select
     incremental = views_kept = False

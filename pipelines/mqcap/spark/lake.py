@@ -113,6 +113,11 @@ def _sync_table(con, lake: Path, table: str, report: SyncReport) -> None:
         if not m:
             if entry.name.startswith(".tmp-"):  # a write a kill interrupted
                 os.unlink(entry.path)
+            elif entry.name != SCHEMA_FILE and not entry.name.startswith((".", "_")):
+                # Spark reads every file here: one not of this layout (another version's, a
+                # copy) would count its rows again.
+                os.unlink(entry.path)
+                report.removed += 1
             continue
         low, high, rows = (int(g) for g in m.groups())
         have = sum(want[i] for i in ids[bisect_left(ids, low) : bisect_right(ids, high)])
