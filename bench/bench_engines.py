@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import time
 from pathlib import Path
 
@@ -38,8 +39,11 @@ def _settings(work: Path, name: str, raw: Path, engine: str, master: str = "loca
 def _task_figures(log_dir: Path) -> tuple[int, float, float]:
     """(tasks, executor run seconds, executor CPU seconds) from Spark's event log."""
     tasks, run_ms, cpu_ns = 0, 0.0, 0.0
-    for path in log_dir.iterdir():
+    # Spark 4 writes each application's log as a folder of rolled files (eventlog_v2_*/).
+    for path in sorted(p for p in log_dir.rglob("*") if p.is_file()):
         for line in path.read_text().splitlines():
+            if not line.startswith("{"):
+                continue
             event = json.loads(line)
             if event.get("Event") == "SparkListenerTaskEnd":
                 metrics = event.get("Task Metrics") or {}
@@ -58,7 +62,9 @@ def _timed_build(settings, log_dir: Path | None = None) -> float:
     try:
         t0 = time.perf_counter()
         assert build(settings, full=True).ok
-        return time.perf_counter() - t0
+        seconds = time.perf_counter() - t0
+        print(f"{settings.engine} {settings.spark_master}: {seconds:.1f}s", file=sys.stderr)
+        return seconds
     finally:
         os.environ.pop("MQCAP_SPARK_EVENT_LOG", None)
 
@@ -75,6 +81,7 @@ def run(work: Path, quick: bool) -> list[dict]:
     t0 = time.perf_counter()
     landed = ingest(duck)
     ingest_s = time.perf_counter() - t0
+    print(f"{raw_mb:.0f} MB, {len(files)} files ingested in {ingest_s:.1f}s", file=sys.stderr)
     rows = sum(o.rows for o in landed.landed)
     spark2 = _settings(work, "spark2", raw, "spark", "local[2]")
     spark1 = _settings(work, "spark1", raw, "spark", "local[1]")

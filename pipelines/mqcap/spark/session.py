@@ -54,8 +54,10 @@ def spark_session(master: str, lake: Path, build_dir: Path | None = None, app: s
         .config("spark.driver.memory", os.environ.get("MQCAP_SPARK_DRIVER_MEMORY", "2g"))
     )
     if os.environ.get("MQCAP_SPARK_EVENT_LOG"):  # per-task figures (bench/bench_engines.py)
-        builder = builder.config("spark.eventLog.enabled", "true").config(
-            "spark.eventLog.dir", os.environ["MQCAP_SPARK_EVENT_LOG"]
+        builder = (
+            builder.config("spark.eventLog.enabled", "true")
+            .config("spark.eventLog.dir", os.environ["MQCAP_SPARK_EVENT_LOG"])
+            .config("spark.eventLog.compress", "false")
         )
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
