@@ -20,6 +20,7 @@ from pathlib import Path
 
 # Schemas dbt-spark writes (generate_schema_name: one per layer) and the sources' schemas.
 SCHEMAS = ("landing", "meta", "staging", "intermediate", "marts", "reference")
+SOCKET_TIMEOUT_S = "120"
 
 
 def is_connect(master: str) -> bool:
@@ -36,6 +37,11 @@ def spark_session(master: str, lake: Path, build_dir: Path | None = None, app: s
     from pyspark.sql import SparkSession
 
     lake = Path(lake).resolve()
+    # Results come back to Python through a local socket that the JVM opens and Python must
+    # connect to within SPARK_AUTH_SOCKET_TIMEOUT (15 s by default, both sides). On a loaded
+    # machine that wait ran out mid-build (the CI's kill chain beside the Spark tests: pyspark
+    # then fails with "cannot access local variable 'sockfile'"). Two minutes, both sides.
+    os.environ.setdefault("SPARK_AUTH_SOCKET_TIMEOUT", SOCKET_TIMEOUT_S)
     if is_connect(master):
         os.environ["SPARK_REMOTE"] = master
         return SparkSession.builder.remote(master).appName(app).getOrCreate()
@@ -50,6 +56,7 @@ def spark_session(master: str, lake: Path, build_dir: Path | None = None, app: s
         .config("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
         .config("spark.sql.ansi.enabled", "false")
         .config("spark.ui.enabled", "false")
+        .config("spark.python.authenticate.socketTimeout", f"{SOCKET_TIMEOUT_S}s")
         .config("spark.sql.shuffle.partitions", os.environ.get("MQCAP_SPARK_PARTITIONS", "4"))
         .config("spark.driver.memory", os.environ.get("MQCAP_SPARK_DRIVER_MEMORY", "2g"))
     )
