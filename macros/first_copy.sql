@@ -74,15 +74,34 @@
     {{ return(adapter.dispatch('first_copy', 'mqcap')(relation, partition, cond) if adapter is defined else default__first_copy(relation, partition, cond)) }}
 {% endmacro %}
 
+{#-
+    DuckDB: the first file of each identity by group-by and join, not by a window. DuckDB 2.0's
+    parallel window partitioned by text that an aggregate of the same query produced (the
+    CHSTATUS blocks' content) loses rows at random (README "Engines"; tests/test_parallel_views.py).
+-#}
 {% macro default__first_copy(relation, partition, cond) %}
-select * exclude (mqcap_first_file_id)
+select copy_rows.* exclude (mqcap_identity)
 from (
+    -- the identity as one value first: DuckDB expands *columns() only in a plain select
     select
-        copy_rows.*,
-        min(copy_rows.file_id) over (partition by {{ partition }}) as mqcap_first_file_id
-    from {{ relation }} as copy_rows
-) as copy_ranked
-where file_id = mqcap_first_file_id or not coalesce({{ cond }}, false)
+        identified.*,
+        {{ partition }} as mqcap_identity
+    from {{ relation }} as identified
+) as copy_rows
+left join (
+    select
+        mqcap_identity,
+        min(file_id) as mqcap_first_file_id
+    from (
+        select
+            file_id,
+            {{ partition }} as mqcap_identity
+        from {{ relation }}
+    ) as identities
+    group by mqcap_identity
+) as firsts
+    on copy_rows.mqcap_identity is not distinct from firsts.mqcap_identity
+where copy_rows.file_id = firsts.mqcap_first_file_id or not coalesce({{ cond }}, false)
 {% endmacro %}
 
 {#- Spark has no `* exclude`: the row travels as one struct and is expanded again. -#}
@@ -110,38 +129,43 @@ where mqcap_file_id = mqcap_first_file_id or not mqcap_has_identity
     position_expr="'line ' || source_line", order_expr='source_line', identity=none, when=none
 ) %}
     {%- set partition, cond = copy_identity(relation, identity, when) -%}
-select
-    '{{ source_table }}' as source_table,
-    file_id,
-    source_file,
-    copy_position as position,
-    copy_key,
-    first_file_id,
-    first_source_file,
-    first_position
-from (
-    select
-        copy_rows.file_id,
-        copy_rows.source_file,
-        {{ position_expr }} as copy_position,
-        cast({{ key_expr }} as string) as copy_key,
-        {{ cond }} as has_identity,
-        first_value(copy_rows.file_id) over copy_window as first_file_id,
-        first_value(copy_rows.source_file) over copy_window as first_source_file,
-        first_value({{ position_expr }}) over copy_window as first_position
-    from (
+    {#- Group-by and join rather than a window: see default__first_copy. -#}
+    {%- set identified -%}
+    (
         -- the identity as one value first: DuckDB expands *columns() only in a plain select
         select
-            identified.*,
+            file_id,
+            source_file,
+            {{ position_expr }} as copy_position,
+            cast({{ key_expr }} as string) as copy_key,
+            coalesce({{ cond }}, false) as has_identity,
+            {{ mqcap_row_value(['file_id', order_expr]) }} as copy_order,
             {{ partition }} as mqcap_identity
-        from {{ relation }} as identified
-    ) as copy_rows
-    window copy_window as (
-        partition by copy_rows.mqcap_identity
-        order by copy_rows.file_id, {{ order_expr }}
+        from {{ relation }}
     )
-) as copies
-where file_id <> first_file_id and coalesce(has_identity, false)
+    {%- endset %}
+select
+    '{{ source_table }}' as source_table,
+    copy_rows.file_id,
+    copy_rows.source_file,
+    copy_rows.copy_position as position,
+    copy_rows.copy_key,
+    firsts.first_file_id,
+    firsts.first_source_file,
+    firsts.first_position
+from {{ identified }} as copy_rows
+inner join (
+    select
+        mqcap_identity,
+        min(file_id) as first_file_id,
+        {{ mqcap_arg_min('source_file', 'copy_order') }} as first_source_file,
+        {{ mqcap_arg_min('copy_position', 'copy_order') }} as first_position
+    from {{ identified }} as identities
+    where has_identity
+    group by mqcap_identity
+) as firsts
+    on copy_rows.mqcap_identity is not distinct from firsts.mqcap_identity
+where copy_rows.has_identity and copy_rows.file_id <> firsts.first_file_id
 {% endmacro %}
 
 {#-

@@ -17,6 +17,18 @@ from mqcap.parsers import manifest, study
 from mqcap.parsers.base import ParseContext
 
 
+def test_replicates_equal_but_for_rounding_have_no_spread():
+    # 0.1 + 0.2 and 0.3 differ in the last bit: the same measurement, sd 0, interval the mean.
+    s = noise.summarise([0.1 + 0.2, 0.3, 0.3])
+    assert s.sd == 0.0 and s.ci_low == s.ci_high == s.mean
+    # A spread of 1e-8 relative is kept.
+    s = noise.summarise([1.0, 1.0 + 2e-8, 1.0 - 2e-8])
+    assert s.sd == pytest.approx(2e-8, rel=1e-6)
+    # Near zero the rule is relative to the mean: 1e-12 around 1e-3 is rounding, around 0 not.
+    assert noise.summarise([1e-3, 1e-3 + 1e-15]).sd == 0.0
+    assert noise.summarise([0.0, 1e-12]).sd > 0
+
+
 def test_summary_interval_is_the_textbook_t_interval():
     # 3 runs: mean 100, sd 1, t(0.975, 2) = 4.3027 (every t table): 100 +- 4.3027 / sqrt(3).
     s = noise.summarise([99.0, 100.0, 101.0])

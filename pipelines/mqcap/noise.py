@@ -33,6 +33,9 @@ ONE_RUN = "one run: no interval"
 NO_CHANGE = "no significant change"
 DEFAULT_MIN_CHANGE_PCT = 1.0
 DEFAULT_CHANGE_POINT_PVALUE = 0.001
+# Replicates that agree to this relative spread are the same measurement: their sd is the
+# rounding of the arithmetic that produced them (1e-11 on one engine, 0 on another), not noise.
+SAME_MEASUREMENT_REL = 1e-9
 
 
 def to_pandas(relation):
@@ -81,7 +84,11 @@ class Summary:
 
 
 def summarise(values: Sequence[float]) -> Summary:
-    """n, mean, sample sd and the 95% t interval of the mean (no sd or interval for one run)."""
+    """n, mean, sample sd and the 95% t interval of the mean (no sd or interval for one run).
+
+    An sd of at most SAME_MEASUREMENT_REL of the mean is 0: equal replicates, whatever the last
+    bits the engine's arithmetic left in them.
+    """
     n = len(values)
     if n == 0:
         raise ValueError("no values to summarise")
@@ -89,6 +96,8 @@ def summarise(values: Sequence[float]) -> Summary:
     if n < 2:
         return Summary(n, mean, None, None, None)
     sd = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / (n - 1))
+    if sd <= SAME_MEASUREMENT_REL * abs(mean):
+        sd = 0.0
     half = t_quantile(n - 1) * sd / math.sqrt(n)
     return Summary(n, mean, sd, mean - half, mean + half)
 
