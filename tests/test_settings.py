@@ -171,21 +171,29 @@ def test_numpy_import_in_dbt_leaves_the_environment_alone(tmp_path):
 def test_the_engine_and_spark_settings_follow_the_same_order(tmp_path, monkeypatch):
     (tmp_path / "mqcap.toml").write_text(
         'engine = "spark"\nspark_master = "spark://head:7077"\nlake = "shared/lake"\n'
+        'spark_parse = "local"\n'
     )
     s = _load(tmp_path)
-    assert (s.engine, s.spark_master, s.lake) == (
+    assert (s.engine, s.spark_master, s.lake, s.spark_parse) == (
         "spark",
         "spark://head:7077",
         tmp_path / "shared" / "lake",
+        "local",
     )
     monkeypatch.setenv("MQCAP_ENGINE", "DuckDB")
     monkeypatch.setenv("MQCAP_SPARK_MASTER", "sc://head:15002")
+    monkeypatch.setenv("MQCAP_SPARK_PARSE", "Executors")
     s = _load(tmp_path)
-    assert (s.engine, s.spark_master) == ("duckdb", "sc://head:15002")
+    assert (s.engine, s.spark_master, s.spark_parse) == ("duckdb", "sc://head:15002", "executors")
+    monkeypatch.setenv("MQCAP_SPARK_PARSE", "cluster")
+    with pytest.raises(UsageError, match="MQCAP_SPARK_PARSE: expected auto, executors, local"):
+        _load(tmp_path)
+    monkeypatch.delenv("MQCAP_SPARK_PARSE")
     assert _load(tmp_path, engine="spark").engine == "spark"
     # The lake's default: beside the warehouse, in its outputs folder.
     (tmp_path / "mqcap.toml").write_text("")
     assert _load(tmp_path, warehouse="w.duckdb").lake == tmp_path / "w.mqcap" / "lake"
+    assert _load(tmp_path).spark_parse == "auto"
     monkeypatch.setenv("MQCAP_ENGINE", "sparkle")
     with pytest.raises(UsageError, match="MQCAP_ENGINE: expected an engine"):
         _load(tmp_path)

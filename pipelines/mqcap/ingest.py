@@ -21,6 +21,7 @@ Every read and write of ``meta.ingest_ledger`` is in :mod:`mqcap.ledger.files`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat as stat_mod
 from collections.abc import Iterable
@@ -762,6 +763,19 @@ class _Ingestor:
             runs.setdefault(m["study"], set()).add(m["run"])
         return runs
 
+    def _executors(self, todo: list[Path]):
+        """The Spark executors to parse ``todo`` on (``mqcap.spark.tasks``), or None: the
+        engine is DuckDB, ``spark_parse`` is local, or the drop is not worth starting Spark."""
+        from mqcap.ingest_pool import _estimated_seconds
+        from mqcap.spark.tasks import SparkTaskPool, use_executors
+
+        if not todo or not use_executors(self.settings, _estimated_seconds(todo)):
+            return None
+        self.progress.log(
+            f"starting Spark ({self.settings.spark_master}) to parse {len(todo)} file(s)"
+        )
+        return SparkTaskPool.start(self.settings)
+
     # -- the batch ------------------------------------------------------------------------------
     def run(self, files: list[Path]) -> None:
         root = self._root()
@@ -784,8 +798,14 @@ class _Ingestor:
         # check_manifest) and those declared by the manifests this batch loads (read here, once):
         # a manifest the ledger settles is not read at all (a no-change run reads no YAML).
         self.batch_runs = self.batch_run_ids(todo)
-        self.prefetch = Prefetcher(todo, rels, self.settings.jobs, self.spool, self._pool_progress)
-        with self.prefetch:
+        executors = self._executors(todo)
+        self.prefetch = Prefetcher(
+            todo, rels, self.settings.jobs, self.spool, self._pool_progress, executors
+        )
+        with contextlib.ExitStack() as stack:
+            if executors is not None:
+                stack.enter_context(executors)
+            stack.enter_context(self.prefetch)
             self.progress.start("ingest", total=len(files), unit="files")
             for path in manifests:
                 self.process_or_settle(path, rels[path], {}, {}, only_manifests=True)
@@ -798,6 +818,13 @@ class _Ingestor:
                 self.progress.advance(1, printable(path.name))
             self.flush()
         self.prefetch = None
+        if executors is not None:
+            failed = (
+                f", {executors.tasks_failed} failed (parsed here)" if executors.tasks_failed else ""
+            )
+            note = f"parsed as {executors.tasks_run} Spark task(s) on {self.settings.spark_master}{failed}"
+            self.progress.log(note)
+            self.report.notes.append(note)
         self.report.unattributed = ledger_files.unattributed(self.con)
         self.con.execute(
             f"insert into {warehouse.META}.pipeline_event values (?, 'ingest', ?)",

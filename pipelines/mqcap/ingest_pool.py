@@ -435,14 +435,24 @@ class Prefetcher:
         jobs: int,
         spool: Path | None,
         on_progress: Callable[[str, int], None] | None = None,
+        executors=None,
     ) -> None:
         self.rels = rels
+        # executors: a pool of the same interface that is not this machine's processes
+        # (mqcap.spark.tasks.SparkTaskPool); its size and its task sizes replace jobs' and ours.
+        self.executors = executors
+        if executors is not None:
+            jobs = executors.workers
         self.jobs = jobs
         self.spool = spool
         self.on_progress = on_progress
         self.window = 2 * jobs + 1
-        worth = jobs > 1 and _estimated_seconds(paths) >= POOL_MIN_SECONDS
-        tasks = _tasks(paths) if worth else []
+        if executors is not None:
+            worth = bool(paths)
+            tasks = _tasks(paths, executors.group_files, executors.group_bytes) if worth else []
+        else:
+            worth = jobs > 1 and _estimated_seconds(paths) >= POOL_MIN_SECONDS
+            tasks = _tasks(paths) if worth else []
         if len(paths) == 1 and tasks and tasks[0][0] == "files":
             tasks = []  # one file that is not split: nothing to do side by side
         self.todo: deque[tuple] = deque(tasks)
@@ -455,7 +465,10 @@ class Prefetcher:
         self.queue = None
 
     def __enter__(self) -> Prefetcher:
-        if self.todo:
+        if self.todo and self.executors is not None:
+            self.pool = self.executors
+            self._fill()
+        elif self.todo:
             ctx = _context()
             self.queue = ctx.SimpleQueue()
             units = sum(len(t[1]) if t[0] == "files" else self.jobs for t in self.todo)
@@ -496,6 +509,8 @@ class Prefetcher:
         while self.outstanding and self.outstanding[0].done():
             self.outstanding.popleft()
         spool = str(self.spool) if self.spool else None
+        if self.executors is not None and not self.executors.spool_ok:
+            spool = None  # the executors' disks: their rows come back in memory
         with _without_main():
             while self.todo and len(self.outstanding) < self.window:
                 task = self.todo.popleft()
@@ -544,6 +559,8 @@ class Prefetcher:
         except OSError:
             return
         part_bytes = max(PART_MIN_BYTES, st.st_size // (PARTS_PER_JOB * self.jobs))
+        if self.executors is not None:
+            part_bytes = max(PART_MIN_BYTES, min(part_bytes, self.executors.part_max))
         split = parser_for_kind(kind).split
         windows = split(path, self.rels[path], part_bytes) if split is not None else None
         if not windows:
@@ -665,10 +682,14 @@ PARTS_PER_JOB = 4
 PART_MIN_BYTES = 8 << 20
 
 
-def _tasks(paths: list[Path]) -> list[tuple]:
+def _tasks(
+    paths: list[Path], group_files: int | None = None, group_bytes: int | None = None
+) -> list[tuple]:
     """The workers' tasks, in the paths' order: ``("files", [paths])`` for consecutive small
     files grouped (a large file is a group of its own), ``("split", path, kind)`` for a large
     file its parser can split (cut into parts when the task comes up)."""
+    group_files = group_files or GROUP_FILES
+    group_bytes = group_bytes or GROUP_BYTES
     tasks: list[tuple] = []
     size = 0
     for p in paths:
@@ -680,7 +701,7 @@ def _tasks(paths: list[Path]) -> list[tuple]:
             tasks.append(("split", p, kind))
             continue
         group = tasks[-1][1] if tasks and tasks[-1][0] == "files" else None
-        if group is None or len(group) >= GROUP_FILES or size + n > GROUP_BYTES:
+        if group is None or len(group) >= group_files or size + n > group_bytes:
             group = []
             tasks.append(("files", group))
             size = 0

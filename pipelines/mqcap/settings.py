@@ -18,7 +18,9 @@ order: ``--jobs``, ``MQCAP_JOBS``, the ``jobs`` key (a whole number >= 1), the m
 (``MQCAP_SPARK_MASTER``, default ``local[*]``) names the master (``local[2]``,
 ``spark://host:7077``, ``yarn``, ``k8s://...``) or a Spark Connect URL (``sc://host:15002``),
 and ``lake`` (``MQCAP_LAKE``, default ``<stem>.mqcap/lake``) the folder of the open tables
-(``mqcap.spark``); on a cluster it must be a path every executor sees.
+(``mqcap.spark``); on a cluster it must be a path every executor sees. ``spark_parse``
+(``MQCAP_SPARK_PARSE``: ``auto``, the default, ``executors`` or ``local``) says where the Spark
+engine parses raw files (``mqcap.spark.tasks``).
 
 Everything mqcap writes for a warehouse lives in one folder beside it, ``<stem>.mqcap/``
 (``data/warehouse.duckdb`` -> ``data/warehouse.mqcap/``): ``reports/`` (HTML, PDF, index.html,
@@ -45,11 +47,15 @@ CONFIG_KEYS = {
     "engine": "MQCAP_ENGINE",
     "spark_master": "MQCAP_SPARK_MASTER",
     "lake": "MQCAP_LAKE",
+    "spark_parse": "MQCAP_SPARK_PARSE",
 }
 # Settings that are whole numbers, not paths; settings that are words.
 NUMBER_KEYS = {"jobs"}
-WORD_KEYS = {"engine", "spark_master"}
+WORD_KEYS = {"engine", "spark_master", "spark_parse"}
 ENGINES = ("duckdb", "spark")
+# Where the Spark engine parses raw files: on the executors when the drop is worth starting Spark
+# for (auto), always there (executors), or in the mqcap process and its --jobs workers (local).
+SPARK_PARSE = ("auto", "executors", "local")
 DEFAULTS = {"warehouse": "data/warehouse.duckdb", "raw": "data/raw"}
 
 
@@ -146,6 +152,19 @@ def parse_jobs(value: object, where: str) -> int:
     return jobs
 
 
+def parse_spark_parse(value: object, where: str) -> str:
+    """A ``spark_parse`` setting: ``auto``, ``executors`` or ``local``; else a usage error.
+
+    Example:
+        >>> parse_spark_parse("Executors", "MQCAP_SPARK_PARSE")
+        'executors'
+    """
+    word = str(value).strip().lower()
+    if word not in SPARK_PARSE:
+        raise UsageError(f"{where}: expected {', '.join(SPARK_PARSE)}, got {value!r}")
+    return word
+
+
 def parse_engine(value: object, where: str) -> str:
     """An ``engine`` setting: ``duckdb`` or ``spark`` (any case); else a usage error naming where.
 
@@ -191,6 +210,7 @@ class Settings:
     engine: str = "duckdb"  # what builds the models: duckdb or spark (mqcap.spark)
     spark_master: str = "local[*]"
     lake_dir: Path | None = None  # the Spark engine's open tables; None: <stem>.mqcap/lake
+    spark_parse: str = "auto"  # where the Spark engine parses: auto, executors, local
 
     @classmethod
     def load(
@@ -242,6 +262,14 @@ class Settings:
         else:
             chosen = "duckdb"
         master = os.environ.get("MQCAP_SPARK_MASTER") or config.get("spark_master") or "local[*]"
+        if os.environ.get("MQCAP_SPARK_PARSE"):
+            spark_parse = parse_spark_parse(os.environ["MQCAP_SPARK_PARSE"], "MQCAP_SPARK_PARSE")
+        elif "spark_parse" in config:
+            spark_parse = parse_spark_parse(
+                config["spark_parse"], f"{config_file}: setting spark_parse"
+            )
+        else:
+            spark_parse = "auto"
         wh = pick("warehouse")
         return cls(
             project_root=root,
@@ -257,6 +285,7 @@ class Settings:
             engine=chosen,
             spark_master=master,
             lake_dir=pick("lake"),
+            spark_parse=spark_parse,
         )
 
     def with_(self, **changes) -> Settings:

@@ -16,6 +16,7 @@ first: it cannot hold a view's text over 32,672 characters, and int_record_copie
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 # Schemas dbt-spark writes (generate_schema_name: one per layer) and the sources' schemas.
@@ -45,6 +46,10 @@ def spark_session(master: str, lake: Path, build_dir: Path | None = None, app: s
     if is_connect(master):
         os.environ["SPARK_REMOTE"] = master
         return SparkSession.builder.remote(master).appName(app).getOrCreate()
+    if master.startswith("local"):
+        # The Python workers of a local master are this Python (its packages, mqcap among
+        # them): by default Spark starts `python3` from PATH, which may be another environment.
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     builder = (
         SparkSession.builder.master(master)
         .appName(app)
@@ -56,6 +61,7 @@ def spark_session(master: str, lake: Path, build_dir: Path | None = None, app: s
         .config("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
         .config("spark.sql.ansi.enabled", "false")
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")  # mqcap prints its own progress
         .config("spark.python.authenticate.socketTimeout", f"{SOCKET_TIMEOUT_S}s")
         .config("spark.sql.shuffle.partitions", os.environ.get("MQCAP_SPARK_PARTITIONS", "4"))
         .config("spark.driver.memory", os.environ.get("MQCAP_SPARK_DRIVER_MEMORY", "2g"))

@@ -1,0 +1,164 @@
+"""Parsing as Spark tasks: with ``--engine spark``, ingest's parsing runs on the executors.
+
+A parser is a function from a file's bytes (or from a record-aligned slice of a large SMF dump) to
+typed rows, so the expensive part of ingest maps over the files to load. Ingest keeps its two
+other parts in the mqcap process, the Spark driver:
+
+- **planning**: which files need parsing (the ledger settles the others from their stat), how
+  small files are grouped and where large dumps are cut (``mqcap.ingest_pool.Prefetcher``);
+- **committing**: one DuckDB writer lands each file's rows and its ledger row in one transaction,
+  after checking that the result is of the bytes it hashed itself (README "Dropping files").
+
+Each Prefetcher task (a group of small files, or one part of a split dump) becomes one Spark job
+of one task, submitted from a driver thread; up to ``2 x cores + 1`` are in flight, and Spark
+places them on its executors. A task's result (the Arrow rows, pickled) comes back to the
+driver, which takes the results in the batch's order, exactly as it takes worker processes'
+results: the ledger, the landing rows and their lineage are those of a local ingest
+(``tests/test_spark_engine.py`` compares them). A task that fails (an executor lost, the file
+unreadable there) gives no result, and the writer parses that file itself, as it does when a
+worker process dies.
+
+What runs where on a cluster: the executors read the raw files by the driver's path (mount the
+raw root at the same path on every executor host) and import mqcap (shipped with the session as
+a zip of the package; its dependencies, polars and pyarrow, must be in the executors' Python).
+Their rows come back in memory; on ``local[N]`` large results go through the spool folder as
+with worker processes.
+
+Example:
+    with SparkTaskPool.start(settings) as pool:
+        future = pool.submit(len, "abc")  # runs as a Spark task; future.result() == 3
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import threading
+import zipfile
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+# Starting Spark costs seconds (the JVM, the session): with spark_parse "auto" a drop goes to the
+# executors when one process would take at least this long to parse it (its estimate).
+AUTO_MIN_SECONDS = 30.0
+# A Spark job per task: small files travel in larger groups than to local workers, and a split
+# dump's parts are at most PART_MAX_BYTES (a result travels as one value).
+GROUP_FILES = 256
+GROUP_BYTES = 16 << 20
+PART_MAX_BYTES = 64 << 20
+
+_TASK_SCHEMA = "task binary"
+_RESULT_SCHEMA = "result binary"
+
+
+def run_tasks(batches: Iterator) -> Iterator:
+    """On an executor (``mapInArrow``): each row's pickled (function, args), called; the pickled
+    result as one row."""
+    import pyarrow as pa
+
+    for batch in batches:
+        for payload in batch.column(0).to_pylist():
+            fn, args = pickle.loads(payload)
+            result = pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL)
+            yield pa.RecordBatch.from_pydict({"result": [result]})
+
+
+def is_local(master: str) -> bool:
+    return master.startswith("local")
+
+
+def use_executors(settings, estimated_seconds: float) -> bool:
+    """Whether this ingest parses on Spark: the engine is Spark and ``spark_parse`` says
+    ``executors``, or ``auto`` and the drop is worth starting Spark for."""
+    if settings.engine != "spark" or settings.spark_parse == "local":
+        return False
+    return settings.spark_parse == "executors" or estimated_seconds >= AUTO_MIN_SECONDS
+
+
+class SparkTaskPool:
+    """A ``concurrent.futures``-style pool (``submit``, ``shutdown``) whose calls run as Spark
+    tasks; what ``Prefetcher`` uses in place of its worker processes.
+
+    ``workers``: the cores Spark has (its default parallelism), which sizes the Prefetcher's
+    window; ``spool_ok``: whether a task's spool files are visible here (local masters only).
+    """
+
+    def __init__(self, spark, workers: int, spool_ok: bool, owned: bool = False) -> None:
+        self.spark = spark
+        self.workers = max(1, workers)
+        self.spool_ok = spool_ok
+        self.group_files, self.group_bytes, self.part_max = GROUP_FILES, GROUP_BYTES, PART_MAX_BYTES
+        self.tasks_run = 0
+        self.tasks_failed = 0
+        self._lock = threading.Lock()
+        self._owned = owned
+        self._threads = ThreadPoolExecutor(2 * self.workers + 1, thread_name_prefix="mqcap-spark")
+
+    @classmethod
+    def start(cls, settings) -> SparkTaskPool:
+        """A session on ``settings.spark_master`` with mqcap's code shipped to its executors
+        (stopped when the pool is)."""
+        from mqcap.spark import check_ready
+        from mqcap.spark.session import is_connect, spark_session
+
+        check_ready(settings.spark_master)
+        spark = spark_session(settings.spark_master, settings.lake, app="mqcap-ingest")
+        master = settings.spark_master
+        if not is_local(master):
+            ship_code(spark, settings.outputs / "spark", is_connect(master))
+        workers = settings.jobs if is_connect(master) else spark.sparkContext.defaultParallelism
+        return cls(spark, workers, spool_ok=is_local(master), owned=True)
+
+    def __enter__(self) -> SparkTaskPool:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.shutdown(wait=exc[0] is None, cancel_futures=exc[0] is not None)
+
+    def submit(self, fn: Callable, *args) -> Future:
+        payload = pickle.dumps((fn, args), protocol=pickle.HIGHEST_PROTOCOL)
+        return self._threads.submit(self._run, payload)
+
+    def _run(self, payload: bytes):
+        frame = self.spark.createDataFrame([(bytearray(payload),)], _TASK_SCHEMA)
+        try:
+            table = frame.mapInArrow(run_tasks, _RESULT_SCHEMA).toArrow()
+        except Exception:
+            with self._lock:
+                self.tasks_failed += 1
+            raise
+        with self._lock:
+            self.tasks_run += 1
+        return pickle.loads(table.column(0)[0].as_py())
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        if cancel_futures:
+            # Stopped early: the jobs in flight are not wanted.
+            with contextlib.suppress(Exception):
+                self.spark.interruptAll()
+        self._threads.shutdown(wait=wait, cancel_futures=cancel_futures)
+        if self._owned:
+            self._owned = False
+            with contextlib.suppress(Exception):
+                self.spark.stop()
+
+
+def ship_code(spark, folder: Path, connect: bool) -> Path:
+    """mqcap's package as a zip added to the session's Python path (executors import it)."""
+    from mqcap.settings import PACKAGE_DIR
+
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / "mqcap.zip"
+    tmp = folder / f".tmp-{os.getpid()}-mqcap.zip"
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
+        for path in sorted(PACKAGE_DIR.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                zf.write(path, Path("mqcap") / path.relative_to(PACKAGE_DIR))
+    os.replace(tmp, target)
+    if connect:
+        spark.addArtifacts(str(target), pyfile=True)
+    else:
+        spark.sparkContext.addPyFile(str(target))
+    return target

@@ -1,0 +1,135 @@
+"""Parsing as Spark tasks (``mqcap.spark.tasks``): with the Spark engine, ingest parses on the
+executors (local[2] here, a real Spark session) and lands exactly what a local ingest lands.
+
+The drop is test_ingest_parallel's mixed drop (bad and unknown files, duplicates, the same SMF
+dump twice, a gzip dump, a dump cut inside a record, CHSTATUS, a run waiting for its manifest)
+plus two SMF dumps large enough to be split at record boundaries, one with bad input in a later
+part. Every landing row with every column, every ledger row, every outcome and every progress
+line (but the two that say Spark ran) equal those of a one-process ingest; and nothing was
+parsed in the mqcap process: every file and part came back from a Spark task.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mqcap import ingest as ingest_mod
+from mqcap import ingest_pool
+from mqcap.spark import tasks
+
+from helpers import tree_hashes
+from smf_support import mixed_records, write_layout
+from test_ingest_parallel import (
+    _assert_same,
+    _drop,
+    _ingest,
+    _same_times,
+    _second_drop,
+    _state,
+    _twin,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("spark")]
+
+
+def _spark_lines(lines: list[str]) -> tuple[list[str], list[str]]:
+    said = [line for line in lines if "Spark" in line]
+    return [line for line in lines if "Spark" not in line], said
+
+
+def test_parsing_on_spark_executors_lands_what_one_process_lands(settings, tmp_path, monkeypatch):
+    monkeypatch.setattr(ingest_pool, "SPLIT_BYTES", 1 << 20)  # the big dumps: about 2.4 MB
+    monkeypatch.setattr(ingest_pool, "PART_MIN_BYTES", 200_000)
+    monkeypatch.setattr(tasks, "GROUP_FILES", 4)  # the small files: several tasks
+    local, raw_l = _twin(settings, tmp_path, "local")
+    spark, raw_x = _twin(settings, tmp_path, "spark")
+    spark = spark.with_(engine="spark", spark_master="local[2]", spark_parse="executors")
+    for raw in (raw_l, raw_x):
+        _drop(raw)
+        write_layout(raw / "day" / "big-good.dat", mixed_records(), "rdw")
+        write_layout(raw / "day" / "big-bad.dat", mixed_records(corrupt_at=2), "bdw")
+    _same_times(raw_l, raw_x)
+    before = tree_hashes(raw_x)
+
+    pools: list[tasks.SparkTaskPool] = []
+    real_start = tasks.SparkTaskPool.start.__func__
+
+    def recording(cls, settings):
+        pools.append(real_start(cls, settings))
+        return pools[-1]
+
+    monkeypatch.setattr(tasks.SparkTaskPool, "start", classmethod(recording))
+    done_here: list[str] = []
+    real_prepare, real_part = ingest_mod.prepare, ingest_pool.prepare_part
+
+    def counting(path, rel, *args, **kwargs):
+        done_here.append(rel)
+        return real_prepare(path, rel, *args, **kwargs)
+
+    def counting_part(path, rel, *args, **kwargs):
+        done_here.append(f"part of {rel}")
+        return real_part(path, rel, *args, **kwargs)
+
+    monkeypatch.setattr(ingest_mod, "prepare", counting)
+    monkeypatch.setattr(ingest_pool, "prepare_part", counting_part)
+
+    out_l, lines_l = _ingest(local, 1)
+    assert len(done_here) == 36 and pools == []
+    done_here.clear()
+    out_x, lines_x = _ingest(spark, 1)
+    assert done_here == []  # every file and every part came from a Spark task
+    assert len(pools) == 1
+    pool = pools[0]
+    # 34 small files in groups of at most 4 (9 tasks), the good dump in 8 parts (the bad one's
+    # parts after its error are not wanted).
+    assert pool.tasks_run >= 9 + 8 and pool.tasks_failed == 0
+    assert out_x == out_l
+    kept, said = _spark_lines(lines_x)
+    assert kept == lines_l
+    assert said == [
+        "log starting Spark (local[2]) to parse 36 file(s)",
+        f"log parsed as {pool.tasks_run} Spark task(s) on local[2]",
+    ]
+    _assert_same(_state(spark), _state(local))
+    assert tree_hashes(raw_x) == before
+    status = {}
+    for o in out_l:
+        status[o[1]] = status.get(o[1], 0) + 1
+    assert status == {"loaded": 29, "set_aside": 7}, out_l
+    reasons = {o[0]: (o[4], o[5]) for o in out_l if o[1] == "set_aside"}
+    assert reasons["day/big-bad.dat"][1].startswith("byte ")
+
+    # The second drop: only its new and changed files are parsed, on Spark again.
+    for raw in (raw_l, raw_x):
+        _second_drop(raw)
+    _same_times(raw_l, raw_x)
+    out_l, lines_l = _ingest(local, 1)
+    out_x, lines_x = _ingest(spark, 1)
+    assert out_x == out_l
+    assert _spark_lines(lines_x)[0] == lines_l
+    _assert_same(_state(spark), _state(local))
+    # With spark_parse auto, a drop this small is not worth starting Spark for.
+    (raw_x / "day" / "late.csv").write_text("rate_per_s,round_trip_us\n7,8\n")
+    out_x, lines_x = _ingest(spark.with_(spark_parse="auto"), 1)
+    assert ("day/late.csv", "loaded") in [o[:2] for o in out_x]
+    assert len(pools) == 2 and _spark_lines(lines_x)[1] == []
+
+
+def test_a_failed_spark_task_is_an_exception_of_its_future(settings):
+    pool = tasks.SparkTaskPool.start(settings.with_(engine="spark", spark_master="local[1]"))
+    with pool:
+        assert pool.workers == 1
+        assert pool.submit(len, "abc").result() == 3
+        failing = pool.submit(int, "not a number")
+        with pytest.raises(Exception, match="invalid literal for int"):
+            failing.result()
+    assert (pool.tasks_run, pool.tasks_failed) == (1, 1)
+
+
+def test_auto_parses_on_spark_only_when_the_drop_is_worth_it(settings):
+    spark = settings.with_(engine="spark")
+    assert not tasks.use_executors(settings, 1e6)  # the DuckDB engine parses here
+    assert tasks.use_executors(spark, tasks.AUTO_MIN_SECONDS)
+    assert not tasks.use_executors(spark, tasks.AUTO_MIN_SECONDS - 1)
+    assert tasks.use_executors(spark.with_(spark_parse="executors"), 0.1)
+    assert not tasks.use_executors(spark.with_(spark_parse="local"), 1e6)
