@@ -1,13 +1,18 @@
-"""Engines: the same generated study built by the DuckDB engine and by the Spark engine
-(``--engine spark``) on this machine, at local[2] and local[1], with Spark's per-task figures.
+"""Engines: the same generated study decoded and built by the DuckDB engine and by the Spark
+engine (``--engine spark``) on this machine, at local[2] and local[1], with Spark's per-task
+figures.
 
 The attls scenario is generated at a scale (MQCAP_BENCH_ENGINES_SCALE; 1,600 = about 2 GB of raw
-files, 8 with --quick) and ingested once (ingest is the same on both engines); the warehouse is
-copied for each engine, and each does a full build: DuckDB with dbt-duckdb; Spark with the lake
-sync, dbt-spark in a local session and the marts attached back. Spark's event log gives the
-tasks and their executor time, from which the notes project the build on a cluster:
-wall ~= driver part (planning, dbt, JVM start; not spread over executors) + task seconds /
-(executors x cores). The marts of both engines are compared (mqcap.spark.parity).
+files, 8 with --quick). Decode: the DuckDB engine's ingest (the mqcap process and its ``--jobs 2``
+workers) against the Spark engine's (``spark_parse = executors``: every group of files and every
+part of a split dump a Spark task; the driver plans and lands) at local[2] and local[1], each
+into a warehouse of its own, whose landing tables and ledger must equal the DuckDB engine's.
+Build: the DuckDB engine's warehouse is copied for each engine, and each does a full build:
+DuckDB with dbt-duckdb; Spark with the lake sync, dbt-spark in a local session and the marts
+attached back. Spark's event logs give the tasks and their executor time, from which the notes
+project decode and build on a cluster: wall ~= driver part (planning, landing, dbt, JVM start;
+not spread over executors) + task seconds / (executors x cores). The marts of both engines are
+compared (mqcap.spark.parity). MQCAP_BENCH_ENGINES_LOCAL1=0 leaves out the local[1] runs.
 """
 
 from __future__ import annotations
@@ -53,6 +58,59 @@ def _task_figures(log_dir: Path) -> tuple[int, float, float]:
     return tasks, run_ms / 1000, cpu_ns / 1e9
 
 
+def _landing(warehouse: Path) -> tuple[dict[str, tuple], list[tuple]]:
+    """Each landing table's (rows, a checksum of its rows without file ids), and the ledger's
+    (path, status, rows) rows: what two ingests of the same drop must agree on."""
+    import duckdb
+
+    con = duckdb.connect(str(warehouse), read_only=True)
+    try:
+        tables = [
+            r[0]
+            for r in con.execute(
+                "select table_name from information_schema.tables where table_schema = 'landing' "
+                "and table_type = 'BASE TABLE' order by 1"
+            ).fetchall()
+        ]
+        out = {}
+        for t in tables:
+            cols = [
+                r[0]
+                for r in con.execute(
+                    "select column_name from information_schema.columns where table_schema = "
+                    "'landing' and table_name = ? and column_name <> 'file_id'",
+                    [t],
+                ).fetchall()
+            ]
+            row = ", ".join(f'"{c}"' for c in cols)
+            out[t] = con.execute(
+                f'select count(*), coalesce(sum(hash(({row}))), 0) from landing."{t}"'
+            ).fetchone()
+        ledger = con.execute(
+            "select path, status, rows_landed, rows_by_table, reason, position from meta.ingest_ledger "
+            "order by all"
+        ).fetchall()
+        return out, ledger
+    finally:
+        con.close()
+
+
+def _timed_ingest(settings, log_dir: Path | None = None):
+    from mqcap.ingest import ingest
+
+    if log_dir is not None:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        os.environ["MQCAP_SPARK_EVENT_LOG"] = str(log_dir)
+    try:
+        t0 = time.perf_counter()
+        report = ingest(settings)
+        seconds = time.perf_counter() - t0
+        print(f"ingest {settings.engine} {settings.spark_master}: {seconds:.1f}s", file=sys.stderr)
+        return seconds, report
+    finally:
+        os.environ.pop("MQCAP_SPARK_EVENT_LOG", None)
+
+
 def _timed_build(settings, log_dir: Path | None = None) -> float:
     from mqcap.build import build
 
@@ -69,79 +127,128 @@ def _timed_build(settings, log_dir: Path | None = None) -> float:
         os.environ.pop("MQCAP_SPARK_EVENT_LOG", None)
 
 
+def _projection(driver_s: float, task_s: float) -> str:
+    return "; ".join(
+        f"{e} executors x 4 cores ~{driver_s + task_s / (4 * e):.0f}s" for e in (2, 8, 32)
+    )
+
+
 def run(work: Path, quick: bool) -> list[dict]:
-    from mqcap.ingest import ingest
     from mqcap.spark.parity import mart_differences
 
     scale = float(os.environ.get("MQCAP_BENCH_ENGINES_SCALE") or (8 if quick else 1600))
+    with_local1 = os.environ.get("MQCAP_BENCH_ENGINES_LOCAL1", "1") != "0"
     raw = work / "raw"
     files = generate(load_scenario(SCENARIO), raw, scale=scale)
     raw_mb = sum(f.stat().st_size for f in files) / 1e6
+    print(f"generated {raw_mb:.0f} MB, {len(files)} files", file=sys.stderr)
+    masters = ("local[2]", "local[1]") if with_local1 else ("local[2]",)
+
+    # Decode: the DuckDB engine's ingest, then the Spark engine's with every parse on Spark.
     duck = _settings(work, "duck", raw, "duckdb")
-    t0 = time.perf_counter()
-    landed = ingest(duck)
-    ingest_s = time.perf_counter() - t0
-    print(f"{raw_mb:.0f} MB, {len(files)} files ingested in {ingest_s:.1f}s", file=sys.stderr)
+    ingest_s, landed = _timed_ingest(duck)
     rows = sum(o.rows for o in landed.landed)
-    # MQCAP_BENCH_ENGINES_LOCAL1=0 leaves out the local[1] build (the longest: at 2 GB, about
-    # as long as all the rest together).
-    with_local1 = os.environ.get("MQCAP_BENCH_ENGINES_LOCAL1", "1") != "0"
-    spark2 = _settings(work, "spark2", raw, "spark", "local[2]")
-    spark1 = _settings(work, "spark1", raw, "spark", "local[1]")
-    for s in (spark2, spark1) if with_local1 else (spark2,):
+    expected = _landing(duck.warehouse)
+    decode: dict[str, tuple[float, int, float, float, str]] = {}
+    for master in masters:
+        name = "parse" + master[6]
+        s = _settings(work, name, raw, "spark", master).with_(spark_parse="executors")
+        seconds, _ = _timed_ingest(s, work / f"events-{name}")
+        same = "landing and ledger equal" if _landing(s.warehouse) == expected else "DIFFERENT"
+        decode[master] = (seconds, *_task_figures(work / f"events-{name}"), same)
+        shutil.rmtree(s.warehouse.parent)  # the copies of the rows: the disk of a 2 GB study
+
+    # Build: copies of the DuckDB engine's warehouse.
+    builds = {m: _settings(work, "spark" + m[6], raw, "spark", m) for m in masters}
+    for s in builds.values():
         shutil.copy(duck.warehouse, s.warehouse)
     duck_s = _timed_build(duck)
-    spark2_s = _timed_build(spark2, work / "events2")
-    spark1_s = _timed_build(spark1, work / "events1") if with_local1 else None
+    build_s = {m: _timed_build(s, work / f"events{m[6]}") for m, s in builds.items()}
     tasks, task_s, task_cpu_s = _task_figures(work / "events2")
-    differences = mart_differences(duck.warehouse, spark2.warehouse)
+    differences = mart_differences(duck.warehouse, builds["local[2]"].warehouse)
     same = "marts equal row for row" if not differences else f"{len(differences)} differences"
+    spark2_s = build_s["local[2]"]
     driver_s = max(0.0, spark2_s - task_s / 2)
-    projection = "; ".join(
-        f"{e} executors x 4 cores ~{driver_s + task_s / (4 * e):.0f}s" for e in (2, 8, 32)
-    )
     study = f"attls x{scale:g}: {raw_mb:,.0f} MB raw, {len(files):,} files, {rows:,} rows"
-    return (
-        [
+
+    d2_s, d_tasks, d_task_s, d_cpu_s, d_same = decode["local[2]"]
+    d_driver_s = max(0.0, d2_s - d_task_s / 2)
+    out = [
+        result(
+            "engines",
+            f"decode (ingest), Spark local[2] executors vs DuckDB engine --jobs 2 ({study})",
+            d2_s,
+            "s",
+            "the DuckDB engine's ingest (mqcap process + 2 workers)",
+            ingest_s,
+            notes=f"{d_same}; Spark = JVM + {d_tasks:,} parse tasks + the driver's landing",
+            higher_is_better=False,
+        ),
+    ]
+    if "local[1]" in decode:
+        d1_s = decode["local[1]"][0]
+        out.append(
             result(
                 "engines",
-                f"full build, Spark local[2] vs DuckDB ({study})",
-                spark2_s,
+                "decode (ingest) on Spark, local[2] vs local[1]",
+                d2_s,
                 "s",
-                "the DuckDB engine's full build (dbt-duckdb)",
-                duck_s,
-                notes=f"ingest (same for both) {ingest_s:.1f}s; {same}; Spark = lake sync + JVM + "
-                "dbt-spark + marts attached back",
+                "the same ingest at local[1]",
+                d1_s,
+                notes=f"speed-up {d1_s / d2_s:.2f}x from a second core; {decode['local[1]'][4]}",
                 higher_is_better=False,
-            ),
-        ]
-        + (
-            []
-            if spark1_s is None
-            else [
-                result(
-                    "engines",
-                    "Spark build, local[2] vs local[1]",
-                    spark2_s,
-                    "s",
-                    "the same build at local[1]",
-                    spark1_s,
-                    notes=f"speed-up {spark1_s / spark2_s:.2f}x from a second core",
-                    higher_is_better=False,
-                )
-            ]
+            )
         )
-        + [
+    out.append(
+        result(
+            "engines",
+            "decode on Spark at local[2]: executor task seconds",
+            d_task_s,
+            "s",
+            "the ingest's wall time",
+            d2_s,
+            notes=f"{d_tasks:,} tasks, {d_task_s / max(d_tasks, 1) * 1000:.0f} ms each, "
+            f"{d_cpu_s:.0f}s CPU; driver part ~{d_driver_s:.0f}s (wall - task s / 2: planning, "
+            f"hashing, landing in DuckDB). Projection: {_projection(d_driver_s, d_task_s)}",
+        )
+    )
+    out.append(
+        result(
+            "engines",
+            f"full build, Spark local[2] vs DuckDB ({study})",
+            spark2_s,
+            "s",
+            "the DuckDB engine's full build (dbt-duckdb)",
+            duck_s,
+            notes=f"{same}; Spark = lake sync + JVM + dbt-spark + marts attached back",
+            higher_is_better=False,
+        )
+    )
+    if "local[1]" in build_s:
+        spark1_s = build_s["local[1]"]
+        out.append(
             result(
                 "engines",
-                "Spark build at local[2]: executor task seconds",
-                task_s,
-                "s",
-                "the build's wall time",
+                "Spark build, local[2] vs local[1]",
                 spark2_s,
-                notes=f"{tasks:,} tasks, {task_s / max(tasks, 1) * 1000:.0f} ms each, "
-                f"{task_cpu_s:.0f}s CPU; driver part ~{driver_s:.0f}s (wall - task s / 2). "
-                f"Projection: {projection}",
-            ),
-        ]
+                "s",
+                "the same build at local[1]",
+                spark1_s,
+                notes=f"speed-up {spark1_s / spark2_s:.2f}x from a second core",
+                higher_is_better=False,
+            )
+        )
+    out.append(
+        result(
+            "engines",
+            "Spark build at local[2]: executor task seconds",
+            task_s,
+            "s",
+            "the build's wall time",
+            spark2_s,
+            notes=f"{tasks:,} tasks, {task_s / max(tasks, 1) * 1000:.0f} ms each, "
+            f"{task_cpu_s:.0f}s CPU; driver part ~{driver_s:.0f}s (wall - task s / 2). "
+            f"Projection: {_projection(driver_s, task_s)}",
+        )
     )
+    return out
