@@ -108,7 +108,11 @@ class SparkTaskPool:
         master = settings.spark_master
         if not is_local(master):
             ship_code(spark, settings.outputs / "spark", is_connect(master))
-        workers = settings.jobs if is_connect(master) else spark.sparkContext.defaultParallelism
+        if is_connect(master):
+            # A Connect client has no SparkContext: the server's parallelism if it sets one.
+            workers = int(spark.conf.get("spark.default.parallelism", None) or settings.jobs)
+        else:
+            workers = spark.sparkContext.defaultParallelism
         return cls(spark, workers, spool_ok=is_local(master), owned=True)
 
     def __enter__(self) -> SparkTaskPool:
