@@ -44,8 +44,9 @@ def _global_options() -> list[click.Option]:
             ["--engine"],
             type=click.Choice(["duckdb", "spark"], case_sensitive=False),
             help="What builds the models: duckdb (embedded) or spark (MQCAP_SPARK_MASTER: "
-            "local[*], a cluster master or sc://host:15002) [env MQCAP_ENGINE; mqcap.toml "
-            "engine; default duckdb].",
+            "local[*], a cluster master or sc://host:15002; MQCAP_SPARK_PARSE: where raw files "
+            "are parsed, auto, executors or local) [env MQCAP_ENGINE; mqcap.toml engine; "
+            "default duckdb].",
         ),
         click.Option(["-q", "--quiet"], is_flag=True, help="No progress output."),
     ]
