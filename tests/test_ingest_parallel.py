@@ -102,6 +102,25 @@ def _state(settings) -> dict:
         con.close()
 
 
+def count_parsed_here(monkeypatch) -> list[str]:
+    """The files (and, as "part of <file>", the parts of split dumps) this process parses itself
+    from now on: the writer's own work, not its workers' (or Spark tasks')."""
+    done_here: list[str] = []
+    real_prepare, real_part = ingest_mod.prepare, ingest_pool.prepare_part
+
+    def counting(path, rel, *args, **kwargs):
+        done_here.append(rel)
+        return real_prepare(path, rel, *args, **kwargs)
+
+    def counting_part(path, rel, *args, **kwargs):
+        done_here.append(f"part of {rel}")
+        return real_part(path, rel, *args, **kwargs)
+
+    monkeypatch.setattr(ingest_mod, "prepare", counting)
+    monkeypatch.setattr(ingest_pool, "prepare_part", counting_part)
+    return done_here
+
+
 def _ingest(settings, jobs: int) -> tuple[list, list[str]]:
     rec = Recorder()
     report = ingest(settings.with_(jobs=jobs), progress=rec)
@@ -142,14 +161,7 @@ def test_parallel_ingest_equals_serial(settings, tmp_path, monkeypatch, spool):
     before = tree_hashes(raw_p)
 
     # Count what the writer prepares itself: with workers, nothing.
-    done_here: list[str] = []
-    real_prepare = ingest_mod.prepare
-
-    def counting(path, rel, *args, **kwargs):
-        done_here.append(rel)
-        return real_prepare(path, rel, *args, **kwargs)
-
-    monkeypatch.setattr(ingest_mod, "prepare", counting)
+    done_here = count_parsed_here(monkeypatch)
 
     out_s, lines_s = _ingest(serial, 1)
     manifests = [r for r in done_here if r.endswith("run.yaml")]

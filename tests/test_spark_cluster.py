@@ -22,10 +22,18 @@ from pathlib import Path
 
 import pytest
 
-from mqcap import ingest as ingest_mod
 from mqcap.spark import tasks
 
-from test_ingest_parallel import _assert_same, _drop, _ingest, _same_times, _state, _twin
+from test_ingest_parallel import (
+    _assert_same,
+    _drop,
+    _ingest,
+    _same_times,
+    _state,
+    _twin,
+    count_parsed_here,
+)
+from test_spark_parse import record_pools
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("spark")]
 
@@ -182,24 +190,12 @@ def _parse_on(master: str, settings, tmp_path, monkeypatch) -> tasks.SparkTaskPo
         _drop(raw)
     _same_times(raw_l, raw_r)
 
-    pools: list[tasks.SparkTaskPool] = []
-    real_start = tasks.SparkTaskPool.start.__func__
-
-    def recording(cls, settings):
-        pools.append(real_start(cls, settings))
+    def ask_origin(pool) -> None:
         # Where the executors took mqcap from, asked before the ingest uses the pool.
-        pools[-1].origin = pools[-1].submit(eval, ORIGIN).result()
-        return pools[-1]
+        pool.origin = pool.submit(eval, ORIGIN).result()
 
-    monkeypatch.setattr(tasks.SparkTaskPool, "start", classmethod(recording))
-    done_here: list[str] = []
-    real_prepare = ingest_mod.prepare
-
-    def counting(path, rel, *args, **kwargs):
-        done_here.append(rel)
-        return real_prepare(path, rel, *args, **kwargs)
-
-    monkeypatch.setattr(ingest_mod, "prepare", counting)
+    pools = record_pools(monkeypatch, ask_origin)
+    done_here = count_parsed_here(monkeypatch)
     out_l, lines_l = _ingest(local, 1)
     done_here.clear()
     out_r, lines_r = _ingest(remote, 1)

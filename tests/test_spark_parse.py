@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import pytest
 
-from mqcap import ingest as ingest_mod
 from mqcap import ingest_pool
 from mqcap.spark import tasks
 
@@ -27,9 +26,25 @@ from test_ingest_parallel import (
     _second_drop,
     _state,
     _twin,
+    count_parsed_here,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("spark")]
+
+
+def record_pools(monkeypatch, on_start=None) -> list[tasks.SparkTaskPool]:
+    """Every SparkTaskPool ingest starts from now on (``on_start(pool)`` called on each)."""
+    pools: list[tasks.SparkTaskPool] = []
+    real_start = tasks.SparkTaskPool.start.__func__
+
+    def recording(cls, settings):
+        pools.append(real_start(cls, settings))
+        if on_start is not None:
+            on_start(pools[-1])
+        return pools[-1]
+
+    monkeypatch.setattr(tasks.SparkTaskPool, "start", classmethod(recording))
+    return pools
 
 
 def _spark_lines(lines: list[str]) -> tuple[list[str], list[str]]:
@@ -51,27 +66,8 @@ def test_parsing_on_spark_executors_lands_what_one_process_lands(settings, tmp_p
     _same_times(raw_l, raw_x)
     before = tree_hashes(raw_x)
 
-    pools: list[tasks.SparkTaskPool] = []
-    real_start = tasks.SparkTaskPool.start.__func__
-
-    def recording(cls, settings):
-        pools.append(real_start(cls, settings))
-        return pools[-1]
-
-    monkeypatch.setattr(tasks.SparkTaskPool, "start", classmethod(recording))
-    done_here: list[str] = []
-    real_prepare, real_part = ingest_mod.prepare, ingest_pool.prepare_part
-
-    def counting(path, rel, *args, **kwargs):
-        done_here.append(rel)
-        return real_prepare(path, rel, *args, **kwargs)
-
-    def counting_part(path, rel, *args, **kwargs):
-        done_here.append(f"part of {rel}")
-        return real_part(path, rel, *args, **kwargs)
-
-    monkeypatch.setattr(ingest_mod, "prepare", counting)
-    monkeypatch.setattr(ingest_pool, "prepare_part", counting_part)
+    pools = record_pools(monkeypatch)
+    done_here = count_parsed_here(monkeypatch)
 
     out_l, lines_l = _ingest(local, 1)
     assert len(done_here) == 36 and pools == []
