@@ -15,7 +15,11 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from pathlib import Path
+
+# How many times a result is read again when the JVM refused the local socket it serves it on.
+SOCKET_TRIES = 4
 
 
 def _python_models_in_session() -> None:
@@ -39,6 +43,56 @@ def _python_models_in_session() -> None:
     SparkAdapter.default_python_submission_method = property(lambda self: "session")
 
 
+def lost_result_socket(exc: BaseException) -> bool:
+    """True for pyspark's failure to connect to the local socket the JVM serves a result on
+    (``CANNOT_OPEN_SOCKET``), also when pyspark 4.3's ``_load_from_socket`` masks it with an
+    ``UnboundLocalError`` for ``sockfile`` (its ``finally`` closes a file it never opened)."""
+    from pyspark.errors import PySparkRuntimeError
+
+    for e in (exc, exc.__context__):
+        if isinstance(e, PySparkRuntimeError) and e.getCondition() == "CANNOT_OPEN_SOCKET":
+            return True
+    return False
+
+
+def _reads_retried() -> None:
+    """dbt-spark's session cursor reads a result again when the socket was refused.
+
+    Seen twice under a loaded CI machine, in the middle of a build: "[Errno 111] Connection
+    refused" from the JVM's result socket for one data test, which then failed the build. The
+    statement itself ran in ``execute`` (Spark runs DDL and DML eagerly there); ``fetchall`` and
+    ``fetchone`` only collect its result (a query's rows, or a command's output), so reading it
+    again changes nothing but the outcome of the read.
+    """
+    from dbt.adapters.spark.session import Cursor
+
+    def retried(read):
+        def wrapper(self):
+            for attempt in range(1, SOCKET_TRIES + 1):
+                try:
+                    return read(self)
+                except Exception as exc:
+                    if attempt == SOCKET_TRIES or not lost_result_socket(exc):
+                        raise
+                    print(
+                        f"mqcap: Spark's result socket was refused (try {attempt} of "
+                        f"{SOCKET_TRIES}); reading the result again",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                    self._rows = None
+                    time.sleep(attempt)
+            raise AssertionError("unreachable")
+
+        wrapper.mqcap_retried = True
+        return wrapper
+
+    for name in ("fetchall", "fetchone"):
+        read = getattr(Cursor, name)
+        if not getattr(read, "mqcap_retried", False):
+            setattr(Cursor, name, retried(read))
+
+
 def main(argv: list[str] | None = None) -> int:
     from mqcap.spark.lake import new_build_dir
     from mqcap.spark.session import register_sources, spark_session
@@ -50,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     spark = spark_session(master, lake, build_dir)
     register_sources(spark, lake)
     _python_models_in_session()
+    _reads_retried()
 
     from dbt.cli.main import dbtRunner
 
