@@ -88,3 +88,27 @@ def test_the_copies_of_a_large_drop_are_found_within_a_small_memory_limit(landin
         f"part9.txt: {BLOCKS + 1} of {BLOCKS + 2} records already loaded from cap9.txt "
         "(first at line 3000); they count once"
     )
+
+
+def test_a_failed_comparison_after_landing_is_a_note_not_a_stopped_ingest(
+    settings, sample_study, monkeypatch
+):
+    """Every file has landed when ingest compares the new files with earlier ones; a warehouse
+    that cannot answer that question (out of memory) leaves a note, not exit 3 and a claim
+    that the warehouse could not be written."""
+    from mqcap import ingest as ingest_mod
+
+    def out_of_memory(con, landed):
+        raise duckdb.OutOfMemoryException("Out of Memory Error: failed to allocate 4.0 MiB")
+
+    monkeypatch.setattr(ingest_mod.duplicates, "describe_landed", out_of_memory)
+    report = ingest_mod.ingest(settings)
+    assert len(report.landed) == 20 and not report.set_aside  # the ten runs: manifest, results
+    assert report.notes == [
+        "the new files could not be compared with earlier ones (OutOfMemoryException: Out of "
+        "Memory Error: failed to allocate 4.0 MiB); every file landed, and "
+        "marts.fct_duplicate_records lists the copies"
+    ]
+    monkeypatch.undo()
+    again = ingest_mod.ingest(settings)  # nothing to land again: the files were settled
+    assert again.landed == [] and again.notes == []

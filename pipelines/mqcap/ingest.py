@@ -889,6 +889,24 @@ def _stopped(settings: Settings, report: IngestReport, rel: str | None, exc: Bas
     )
 
 
+def _repeated_records(con: duckdb.DuckDBPyConnection, report: IngestReport) -> list[str]:
+    """The sentences of ``duplicates.describe_landed``; when the warehouse cannot answer (out of
+    memory, say), one note saying so: every file has landed by then, and the build's
+    ``fct_duplicate_records`` counts each copy once whether or not ingest described it."""
+    try:
+        return duplicates.describe_landed(con, report.landed)
+    except Exception as exc:
+        if not faults.is_warehouse_problem(exc):
+            raise
+        first = (str(exc).splitlines() or [type(exc).__name__])[0]
+        note = (
+            f"the new files could not be compared with earlier ones ({type(exc).__name__}: "
+            f"{first}); every file landed, and marts.fct_duplicate_records lists the copies"
+        )
+        report.notes.append(note)
+        return [note]
+
+
 def ingest(
     settings: Settings,
     paths: Iterable[str | os.PathLike] | None = None,
@@ -926,7 +944,7 @@ def ingest(
             )  # (this instance's: closed after)
             ing.run(files)
             # Records the new files repeat from earlier-loaded files: said here, counted once.
-            for note in duplicates.describe_landed(con, ing.report.landed):
+            for note in _repeated_records(con, ing.report):
                 progress.log(printable(note))
         except _WarehouseFailed as failed:
             raise EnvironmentProblem(_stopped(settings, ing.report, failed.rel, failed.exc)) from (
