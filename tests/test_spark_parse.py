@@ -122,10 +122,14 @@ def test_a_failed_spark_task_is_an_exception_of_its_future(settings):
     assert (pool.tasks_run, pool.tasks_failed) == (1, 1)
 
 
-def test_auto_parses_on_spark_only_when_the_drop_is_worth_it(settings):
-    spark = settings.with_(engine="spark")
+def test_auto_parses_on_a_cluster_only_when_the_drop_is_worth_it(settings):
+    spark = settings.with_(engine="spark", spark_master="spark://head:7077")
     assert not tasks.use_executors(settings, 1e6)  # the DuckDB engine parses here
     assert tasks.use_executors(spark, tasks.AUTO_MIN_SECONDS)
+    assert tasks.use_executors(spark.with_(spark_master="sc://head:15002"), 1e6)
     assert not tasks.use_executors(spark, tasks.AUTO_MIN_SECONDS - 1)
-    assert tasks.use_executors(spark.with_(spark_parse="executors"), 0.1)
+    # local[N]: the executors would be this machine's cores, which --jobs workers use better.
+    assert not tasks.use_executors(spark.with_(spark_master="local[*]"), 1e6)
+    assert not tasks.use_executors(spark.with_(spark_master="local[2]"), 1e6)
+    assert tasks.use_executors(spark.with_(spark_parse="executors", spark_master="local[2]"), 0.1)
     assert not tasks.use_executors(spark.with_(spark_parse="local"), 1e6)

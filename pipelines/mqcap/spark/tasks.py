@@ -71,10 +71,15 @@ def is_local(master: str) -> bool:
 
 def use_executors(settings, estimated_seconds: float) -> bool:
     """Whether this ingest parses on Spark: the engine is Spark and ``spark_parse`` says
-    ``executors``, or ``auto`` and the drop is worth starting Spark for."""
+    ``executors``, or ``auto``, the master is a cluster's and the drop is worth starting Spark
+    for. On ``local[N]`` the executors are this machine's cores, which the ``--jobs`` workers
+    use without Spark's costs: the 2 GB bench decoded 1.18x slower on local[2] executors than
+    with two worker processes (bench/RESULTS.md), so auto parses locally there."""
     if settings.engine != "spark" or settings.spark_parse == "local":
         return False
-    return settings.spark_parse == "executors" or estimated_seconds >= AUTO_MIN_SECONDS
+    if settings.spark_parse == "executors":
+        return True
+    return not is_local(settings.spark_master) and estimated_seconds >= AUTO_MIN_SECONDS
 
 
 class SparkTaskPool:
