@@ -223,6 +223,10 @@ def test_parsing_on_a_standalone_cluster(standalone, settings, tmp_path, monkeyp
 
 def test_parsing_through_spark_connect(connect_server, settings, tmp_path, monkeypatch):
     pool = _parse_on(connect_server, settings, tmp_path, monkeypatch)
+    # The process's environment is left as it was: a later session here (or in a child, as a
+    # dbt build's) must not become a client of this server.
+    assert "SPARK_REMOTE" not in os.environ
+    assert "SPARK_CONNECT_MODE_ENABLED" not in os.environ
     # addArtifacts(pyfile=True): the server's executors import mqcap from the shipped zip.
     assert "mqcap.zip" in pool.origin, pool.origin
     assert pool.workers == 3  # the server's spark.default.parallelism

@@ -85,6 +85,11 @@ def run_dbt(
         from mqcap.spark.lake import new_build_dir
 
         env["MQCAP_SPARK_MASTER"] = settings.spark_master
+        # The master alone decides: pyspark marks a process that opened a Connect session
+        # (SPARK_CONNECT_MODE_ENABLED, SPARK_REMOTE), and a child that inherits the mark is a
+        # Connect client whatever its master (mqcap.spark.dbt sets them for sc:// itself).
+        for name in ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE"):
+            env.pop(name, None)
         env["MQCAP_LAKE"] = str(settings.lake)
         env["MQCAP_SPARK_BUILD"] = str(new_build_dir(settings.lake))
     proc = subprocess.Popen(

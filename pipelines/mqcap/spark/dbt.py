@@ -95,12 +95,16 @@ def _reads_retried() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     from mqcap.spark.lake import new_build_dir
-    from mqcap.spark.session import register_sources, spark_session
+    from mqcap.spark.session import is_connect, register_sources, spark_session
 
     argv = list(sys.argv[1:] if argv is None else argv)
     master = os.environ.get("MQCAP_SPARK_MASTER", "local[*]")
     lake = Path(os.environ["MQCAP_LAKE"])
     build_dir = Path(os.environ.get("MQCAP_SPARK_BUILD") or new_build_dir(lake))
+    if is_connect(master):
+        # dbt-spark's session cursor asks SparkSession.builder for the session: with this set,
+        # that is the Connect session (this process only runs dbt, then exits).
+        os.environ["SPARK_REMOTE"] = master
     spark = spark_session(master, lake, build_dir)
     register_sources(spark, lake)
     _python_models_in_session()

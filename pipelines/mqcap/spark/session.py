@@ -44,7 +44,10 @@ def spark_session(master: str, lake: Path, build_dir: Path | None = None, app: s
     # then fails with "cannot access local variable 'sockfile'"). Two minutes, both sides.
     os.environ.setdefault("SPARK_AUTH_SOCKET_TIMEOUT", SOCKET_TIMEOUT_S)
     if is_connect(master):
-        os.environ["SPARK_REMOTE"] = master
+        # Not SPARK_REMOTE in this process's environment: it outlives the session and turns
+        # every later session of the process, and of its children, into a Connect client of
+        # this server (a test's dbt build after a Connect test failed so). The dbt process
+        # sets it for itself (mqcap.spark.dbt), where dbt-spark's cursor needs it.
         return SparkSession.builder.remote(master).appName(app).getOrCreate()
     if master.startswith("local"):
         # The Python workers of a local master are this Python (its packages, mqcap among

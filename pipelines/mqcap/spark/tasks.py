@@ -49,6 +49,9 @@ GROUP_FILES = 256
 GROUP_BYTES = 16 << 20
 PART_MAX_BYTES = 64 << 20
 
+# What pyspark sets in the environment when it opens a Spark Connect session.
+CONNECT_MARKS = ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")
+
 _TASK_SCHEMA = "task binary"
 _RESULT_SCHEMA = "result binary"
 
@@ -99,6 +102,7 @@ class SparkTaskPool:
         self.tasks_failed = 0
         self._lock = threading.Lock()
         self._owned = owned
+        self._marks: dict[str, str | None] = {}  # the environment before the session (start)
         self._threads = ThreadPoolExecutor(2 * self.workers + 1, thread_name_prefix="mqcap-spark")
 
     @classmethod
@@ -109,6 +113,7 @@ class SparkTaskPool:
         from mqcap.spark.session import is_connect, spark_session
 
         check_ready(settings.spark_master)
+        marks = {name: os.environ.get(name) for name in CONNECT_MARKS}
         spark = spark_session(settings.spark_master, settings.lake, app="mqcap-ingest")
         master = settings.spark_master
         if not is_local(master):
@@ -118,7 +123,9 @@ class SparkTaskPool:
             workers = int(spark.conf.get("spark.default.parallelism", None) or settings.jobs)
         else:
             workers = spark.sparkContext.defaultParallelism
-        return cls(spark, workers, spool_ok=is_local(master), owned=True)
+        pool = cls(spark, workers, spool_ok=is_local(master), owned=True)
+        pool._marks = marks
+        return pool
 
     def __enter__(self) -> SparkTaskPool:
         return self
@@ -154,6 +161,13 @@ class SparkTaskPool:
             self._owned = False
             with contextlib.suppress(Exception):
                 self.spark.stop()
+            # pyspark leaves a Connect session's mark in the environment after stop(): every
+            # later session of this process, and its children, would be Connect clients.
+            for name, value in self._marks.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
 
 
 def ship_code(spark, folder: Path, connect: bool) -> Path:
