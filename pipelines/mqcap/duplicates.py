@@ -66,13 +66,8 @@ def _q(col: str) -> str:
     return '"' + col.replace('"', '""') + '"'
 
 
-# CHSTATUS units are a block or a snapshot (several rows): the unit's id within its file.
-UNIT_COLUMN = {"chstatus_attr": "block_no", "chstatus_snapshot": "snapshot_no"}
-
-
-def _units(table: Table, where: str, units: str = "true") -> str:
-    """SQL: the comparable units of ``table`` (rows, or CHSTATUS blocks) with pos / pos_order.
-    ``units``: a condition on the unit's rows (file_id and UNIT_COLUMN) for CHSTATUS units."""
+def _units(table: Table, where: str) -> str:
+    """SQL: the comparable units of ``table`` (rows, or CHSTATUS blocks) with pos / pos_order."""
     rel = f'{LANDING}."{table.name}"'
     if table.name == "chstatus_attr":  # as macros/first_copy.sql chstatus_blocks
         return f"""
@@ -81,7 +76,7 @@ def _units(table: Table, where: str, units: str = "true") -> str:
                    min(source_line) as pos_order,
                    string_agg(key || '(' || coalesce(value, '') || ')', ' ' order by pair_no)
                        as block_content
-            from {rel} where {where} and {units} group by file_id, block_no"""
+            from {rel} where {where} group by file_id, block_no"""
     if table.name == "chstatus_snapshot":  # as macros/first_copy.sql chstatus_snapshots
         return f"""
             select snap.*, 'line ' || snap.source_line as pos, snap.source_line as pos_order,
@@ -90,33 +85,17 @@ def _units(table: Table, where: str, units: str = "true") -> str:
                 select file_id, snapshot_no, string_agg(
                     coalesce(channel, '') || ':' || key || '(' || coalesce(value, '') || ')', ' '
                     order by block_no, pair_no) as snapshot_content
-                from {LANDING}.chstatus_attr where {units} group by file_id, snapshot_no
-            ) as content using (file_id, snapshot_no) where {where} and {units}"""
-    pos, order = _row_position(table)
-    return f"select *, {pos} as pos, {order} as pos_order from {rel} where {where}"
-
-
-def _row_position(table: Table) -> tuple[str, str]:
-    """SQL of a row's position (``byte 18``, ``line 3``) and of its order in the file."""
+                from {LANDING}.chstatus_attr group by file_id, snapshot_no
+            ) as content using (file_id, snapshot_no) where {where}"""
     if "source_offset" in table.columns:
         pos = (
             "case when source_offset is not null then 'byte ' || source_offset "
             "else 'line ' || source_line end"
         )
-        return pos, "coalesce(source_offset, source_line)"
-    return "'line ' || source_line", "source_line"
-
-
-def _positions(table: Table, when: str, where: str) -> str:
-    """SQL: ``file_id, pos`` of each unit with an identity (what ``_units`` gives, without a
-    CHSTATUS unit's text); a block has one when its snapshot time is known (``when``)."""
-    rel = f'{LANDING}."{table.name}"'
-    if table.name == "chstatus_attr":
-        return f"""
-            select file_id, 'line ' || min(source_line) as pos from {rel} where {where}
-            group by file_id, block_no having min(snapshot_time) is not null"""
-    pos = "'line ' || source_line" if table.name == "chstatus_snapshot" else _row_position(table)[0]
-    return f"select file_id, {pos} as pos from {rel} where {where} and coalesce({when}, false)"
+        order = "coalesce(source_offset, source_line)"
+    else:
+        pos, order = "'line ' || source_line", "source_line"
+    return f"select *, {pos} as pos, {order} as pos_order from {rel} where {where}"
 
 
 @dataclass(frozen=True)
@@ -157,47 +136,24 @@ def copies_in_files(
     # One query per landing table into two small temporary tables (positions only), then one
     # query over those: a query joining every table at once held them all in memory together
     # (2.2 GB for a 1.5 GB SMF dump), one table at a time stays within ingest's memory limit.
-    # Within a table, first the hashes of units that a new file and an earlier file both have
-    # (a grouping of fixed-size values, which DuckDB spills to disk when it must); then the
-    # exact comparison of those units only. Comparing every unit of a 64,640-file drop at once
-    # (its CHSTATUS blocks' texts built for the whole table) ran out of ingest's 512 MB.
     con.execute(
         "create or replace temp table mqcap_dup_units (file_id bigint, pos varchar);"
         "create or replace temp table mqcap_dup_pairs (file_id bigint, pos varchar, "
         "first_id bigint, first_file varchar, first_pos varchar, first_order bigint)"
     )
     try:
-        last = max(int(f) for f in files)
         for name in names:
-            in_table = [int(f) for f, tables in files.items() if name in tables]
-            ids = ", ".join(str(f) for f in in_table)
+            ids = ", ".join(str(int(f)) for f, tables in files.items() if name in tables)
             table = known[name]
             cols, when = identity_columns(table)
-            hashes = _unit_hashes(table, cols, when, last)
-            con.execute(
-                f"""create or replace temp table mqcap_dup_keys as
-                    select h from ({hashes}) group by h
-                    having min(file_id) < max(file_id) and max(file_id) >= {min(in_table)}"""
-            )
-            if not con.execute("select count(*) from mqcap_dup_keys").fetchone()[0]:
-                continue  # no unit of a new file equals one of an earlier file
-            if name in UNIT_COLUMN:
-                con.execute(
-                    f"""create or replace temp table mqcap_dup_cand as
-                        select file_id, unit from ({hashes})
-                        where h in (select h from mqcap_dup_keys)"""
-                )
-                units = (
-                    f"(file_id, {UNIT_COLUMN[name]}) in (select file_id, unit from mqcap_dup_cand)"
-                )
-                new = _units(table, f"file_id in ({ids})", units)
-                old = _units(table, f"file_id < {last}", units)
-            else:
-                shared = f"hash({', '.join(_q(c) for c in cols)}) in (select h from mqcap_dup_keys)"
-                new = _units(table, f"file_id in ({ids}) and {shared}")
-                old = _units(table, f"file_id < {last} and {shared}")
+            new = _units(table, f"file_id in ({ids})")
+            old = _units(table, f"file_id < {max(int(f) for f in files)}")
             on = " and ".join(f"n.{_q(c)} is not distinct from o.{_q(c)}" for c in cols)
             cond = f"coalesce({_prefixed(when)}, false)"
+            con.execute(
+                f"insert into mqcap_dup_units select distinct n.file_id, n.pos from ({new}) as n "
+                f"where {cond}"
+            )
             # each new unit with every equal unit of an earlier file
             con.execute(
                 f"""insert into mqcap_dup_pairs
@@ -205,17 +161,6 @@ def copies_in_files(
                     from ({new}) as n join ({old}) as o on o.file_id < n.file_id and {on}
                     where {cond}"""
             )
-        # The records (positions of units with an identity, in every table) of the files that
-        # repeat any: the "of N records" of their sentence.
-        repeating = [
-            f for (f,) in con.execute("select distinct file_id from mqcap_dup_pairs").fetchall()
-        ]
-        for name in names if repeating else []:
-            ids = ", ".join(str(int(f)) for f in repeating if name in files[f])
-            if ids:
-                table = known[name]
-                positions = _positions(table, identity_columns(table)[1], f"file_id in ({ids})")
-                con.execute(f"insert into mqcap_dup_units select distinct * from ({positions})")
         rows = con.execute(
             """with records as (
                     select file_id, count(distinct pos) as n from mqcap_dup_units group by file_id
@@ -231,10 +176,7 @@ def copies_in_files(
                 group by file_id, first_file order by file_id, min(k)"""
         ).fetchall()
     finally:
-        con.execute(
-            "drop table if exists mqcap_dup_units; drop table if exists mqcap_dup_pairs; "
-            "drop table if exists mqcap_dup_keys; drop table if exists mqcap_dup_cand"
-        )
+        con.execute("drop table if exists mqcap_dup_units; drop table if exists mqcap_dup_pairs")
     found: dict[int, FileCopies] = {}
     for fid, first_file, first_pos, n, records in rows:
         prior = found.get(fid, FileCopies(records, 0, ()))
@@ -255,49 +197,13 @@ def describe_landed(con: duckdb.DuckDBPyConnection, landed: Iterable) -> list[st
     return [found[f].sentence(outcomes[f].path) for f in sorted(found)]
 
 
-def _unit_hashes(table: Table, cols: tuple[str, ...], when: str, last: int) -> str:
-    """SQL: ``file_id, unit, h`` for each unit of ``table`` with an identity in the files up to
-    ``last`` (a file id): ``h`` a hash of
-    the identity that equal units share (unequal ones rarely), from fixed-size aggregates only.
-
-    A CHSTATUS unit's content (its ``key(value)`` text, in order) is hashed as the multiset of
-    its parts, so no unit's text is ever built here: equal texts are equal multisets, hence
-    equal hashes. The copies themselves are then found among the units of shared hashes with
-    the exact rule (``copies_in_files``).
-    """
-    rel = f'{LANDING}."{table.name}"'
-    where = f"file_id <= {int(last)}"
-    part = "hash(key, coalesce(value, ''))"
-    if table.name == "chstatus_attr":
-        return f"""
-            select file_id, block_no as unit,
-                   hash(min(snapshot_time), min(channel), count(key),
-                        coalesce(sum({part}) filter (where key is not null), 0)) as h
-            from {rel} where {where} group by file_id, block_no
-            having min(snapshot_time) is not null"""
-    if table.name == "chstatus_snapshot":
-        part = "hash(coalesce(channel, ''), key, coalesce(value, ''))"
-        keys = ", ".join(f"snap.{_q(c)}" for c in cols if c != CONTENT_COLUMN[table.name])
-        return f"""
-            select snap.file_id, snap.snapshot_no as unit,
-                   hash({keys}, coalesce(content.n, 0), coalesce(content.s, 0)) as h
-            from {rel} as snap left join (
-                select file_id, snapshot_no, count(key) as n,
-                       sum({part}) filter (where key is not null) as s
-                from {LANDING}.chstatus_attr where {where} group by file_id, snapshot_no
-            ) as content using (file_id, snapshot_no)
-            where snap.{where} and {_prefixed(when, "snap.")}"""
-    keys = ", ".join(_q(c) for c in cols)
-    return f"select file_id, null as unit, hash({keys}) as h from {rel} where {where} and {when}"
-
-
-def _prefixed(when: str, prefix: str = "n.") -> str:
+def _prefixed(when: str) -> str:
     """The identity condition on the new file's side of the join (columns prefixed ``n.``)."""
     out, i = [], 0
     while i < len(when):
         if when[i] == '"':
             j = when.index('"', i + 1)
-            out.append(prefix + when[i : j + 1])
+            out.append("n." + when[i : j + 1])
             i = j + 1
         else:
             out.append(when[i])
