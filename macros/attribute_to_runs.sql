@@ -4,7 +4,8 @@
     the manifest names them; NULL columns match anything). Rows matching no run are dropped.
     clock: 'local' (the measured system's clock, as manifests are written) or 'utc' (a source
     stamped in UTC, e.g. amqsrua: compared with int_runs.interval_start_utc/_end_utc, i.e. the
-    interval moved by the run's or study's utc_offset / timezone).
+    interval moved by the run's or study's utc_offset / timezone). The join hashes on the hour
+    (mqcap_hours in engine.sql): a run is one row per hour it touches, a row meets its hour's.
 -#}
 {% macro attribute_to_runs(relation, time_col, system_col=none, qmgr_col=none, clock='local') %}
 {%- set suffix = '_utc' if clock == 'utc' else '' -%}
@@ -17,11 +18,21 @@ select
 from {{ relation }} as rows_in
 left join {{ ref('int_file_runs') }} as folder
     on rows_in.file_id = folder.file_id
-left join {{ ref('int_runs') }} as by_time
+left join (
+    select
+        run_key,
+        system_id,
+        qmgr,
+        interval_start{{ suffix }} as interval_start,
+        interval_end{{ suffix }} as interval_end,
+        {{ mqcap_hours('interval_start' ~ suffix, 'interval_end' ~ suffix) }} as hour_number
+    from {{ ref('int_runs') }}
+) as by_time
     on
         folder.run_key is null
-        and rows_in.{{ time_col }} >= by_time.interval_start{{ suffix }}
-        and rows_in.{{ time_col }} < by_time.interval_end{{ suffix }}
+        and by_time.hour_number = {{ mqcap_hour('rows_in.' ~ time_col) }}
+        and rows_in.{{ time_col }} >= by_time.interval_start
+        and rows_in.{{ time_col }} < by_time.interval_end
         {% if system_col %}
             and (by_time.system_id is null or rows_in.{{ system_col }} is null
             or upper(rows_in.{{ system_col }}) = by_time.system_id)

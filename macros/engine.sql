@@ -206,3 +206,40 @@
         {{ return(dbt_spark.spark__dateadd(datepart, interval, from_date_or_timestamp)) }}
     {%- endif -%}
 {%- endmacro %}
+
+{#-
+    Interval joins hash on the hour (README "Engines"): open-source Spark has no range join, so
+    a join on inequalities alone (a point in a run's interval, two intervals overlapping) is a
+    nested loop, every row against every run; DuckDB's range joins do not need this, but both
+    engines run the same join. mqcap_hour(ts) is the hour number of a timestamp (any whole-hour
+    numbering that never decreases with time: DuckDB's epoch, Spark's in its UTC session clock);
+    mqcap_hours(start, end), in a select list, gives one row per hour number from start's to
+    end's (none when either is NULL). A point in [start, end) has one of that interval's hour
+    numbers; two overlapping intervals share the hour of the later start (keep the pair there
+    only, and it counts once).
+-#}
+{% macro mqcap_hour(ts) -%}
+    {{ return(adapter.dispatch('mqcap_hour', 'mqcap')(ts) if adapter is defined else default__mqcap_hour(ts)) }}
+{%- endmacro %}
+
+{% macro default__mqcap_hour(ts) -%}
+    cast(floor(epoch({{ ts }}) / 3600) as bigint)
+{%- endmacro %}
+
+{% macro spark__mqcap_hour(ts) -%}
+    cast(floor(unix_micros(cast({{ ts }} as timestamp)) / 3600000000) as bigint)
+{%- endmacro %}
+
+{% macro mqcap_hours(start, end) -%}
+    {{ return(adapter.dispatch('mqcap_hours', 'mqcap')(start, end) if adapter is defined else default__mqcap_hours(start, end)) }}
+{%- endmacro %}
+
+{% macro default__mqcap_hours(start, end) -%}
+    unnest(generate_series({{ mqcap_hour(start) }}, {{ mqcap_hour(end) }}))
+{%- endmacro %}
+
+{#- sequence() counts down when start > end: such an interval holds no point, and overlaps
+    nothing, so its rows find no pair either way. -#}
+{% macro spark__mqcap_hours(start, end) -%}
+    explode(sequence({{ mqcap_hour(start) }}, {{ mqcap_hour(end) }}))
+{%- endmacro %}

@@ -1,12 +1,20 @@
 -- One row per run x CPU interval of an address space the run's manifest names (jobs: name ->
 -- role), for intervals overlapping the run's interval. CPU is pro-rated to the overlap, which
 -- assumes steady use within the source interval (true of a steady-state measurement).
+-- Both sides are one row per hour they touch (mqcap_hours) so the join hashes on the hour; a
+-- pair is kept in the hour its overlap starts, so it counts once.
 with cpu as (
-    select * from {{ ref('int_cpu_intervals') }}
+    select
+        *,
+        {{ mqcap_hours('interval_start', 'interval_end') }} as hour_number
+    from {{ ref('int_cpu_intervals') }}
 ),
 
 runs as (
-    select * from {{ ref('int_runs') }}
+    select
+        *,
+        {{ mqcap_hours('interval_start', 'interval_end') }} as hour_number
+    from {{ ref('int_runs') }}
 ),
 
 roles as (
@@ -24,6 +32,7 @@ matched as (
         cpu.interval_s as source_interval_s,
         cpu.source_file,
         cpu.source_line,
+        cpu.hour_number,
         case
             when cpu.interval_start > runs.interval_start then cpu.interval_start
             else runs.interval_start
@@ -35,7 +44,8 @@ matched as (
     from cpu
     inner join runs
         on
-            cpu.interval_start < runs.interval_end
+            cpu.hour_number = runs.hour_number
+            and cpu.interval_start < runs.interval_end
             and cpu.interval_end > runs.interval_start
             and (cpu.system_id is null or runs.system_id is null or cpu.system_id = runs.system_id)
     inner join roles
@@ -61,4 +71,7 @@ select
     source_file,
     source_line
 from with_overlap
-where overlap_s > 0 and source_interval_s > 0
+where
+    overlap_s > 0
+    and source_interval_s > 0
+    and hour_number = {{ mqcap_hour('overlap_start') }}
