@@ -13,7 +13,8 @@ attached back. Spark's event logs give the tasks and their executor time, from w
 project decode and build on a cluster: wall ~= driver part (planning, landing, dbt, JVM start;
 not spread over executors) + task seconds / (executors x cores). The marts of both engines are
 compared (mqcap.spark.parity). MQCAP_BENCH_ENGINES_LOCAL1=0 leaves out the local[1] runs,
-=decode the local[1] build.
+=decode the local[1] build. MQCAP_BENCH_ENGINES_PARTS=build measures the builds only (the
+DuckDB engine's ingest still makes the warehouse they start from); =decode the decodes only.
 """
 
 from __future__ import annotations
@@ -142,6 +143,9 @@ def run(work: Path, quick: bool) -> list[dict]:
     # the decode (the local[1] build is the longest part: at 2 GB about as long as the rest);
     # 0 neither.
     local1 = os.environ.get("MQCAP_BENCH_ENGINES_LOCAL1", "1")
+    parts = set((os.environ.get("MQCAP_BENCH_ENGINES_PARTS") or "decode,build").split(","))
+    if not parts or parts - {"decode", "build"}:
+        raise SystemExit("MQCAP_BENCH_ENGINES_PARTS: decode, build or decode,build")
     # Spark local[N] runs its executors in the driver's JVM: at 2 GB, 2 GB of heap (mqcap's
     # default) would measure the garbage collector. DuckDB takes 80 % of RAM by default.
     heap = os.environ.setdefault("MQCAP_SPARK_DRIVER_MEMORY", "8g")
@@ -158,7 +162,7 @@ def run(work: Path, quick: bool) -> list[dict]:
     rows = sum(o.rows for o in landed.landed)
     expected = _landing(duck.warehouse)
     decode: dict[str, tuple[float, int, float, float, str]] = {}
-    for master in masters:
+    for master in masters if "decode" in parts else ():
         name = "parse" + master[6]
         s = _settings(work, name, raw, "spark", master).with_(spark_parse="executors")
         seconds, _ = _timed_ingest(s, work / f"events-{name}")
@@ -166,98 +170,101 @@ def run(work: Path, quick: bool) -> list[dict]:
         decode[master] = (seconds, *_task_figures(work / f"events-{name}"), same)
         shutil.rmtree(s.warehouse.parent)  # the copies of the rows: the disk of a 2 GB study
 
-    # Build: copies of the DuckDB engine's warehouse.
-    builds = {m: _settings(work, "spark" + m[6], raw, "spark", m) for m in build_masters}
-    for s in builds.values():
-        shutil.copy(duck.warehouse, s.warehouse)
-    duck_s = _timed_build(duck)
-    build_s = {m: _timed_build(s, work / f"events{m[6]}") for m, s in builds.items()}
-    tasks, task_s, task_cpu_s = _task_figures(work / "events2")
-    differences = mart_differences(duck.warehouse, builds["local[2]"].warehouse)
-    same = "marts equal row for row" if not differences else f"{len(differences)} differences"
-    spark2_s = build_s["local[2]"]
-    driver_s = max(0.0, spark2_s - task_s / 2)
     study = f"attls x{scale:g}: {raw_mb:,.0f} MB raw, {len(files):,} files, {rows:,} rows"
-
-    d2_s, d_tasks, d_task_s, d_cpu_s, d_same = decode["local[2]"]
-    d_driver_s = max(0.0, d2_s - d_task_s / 2)
-    out = [
-        result(
-            "engines",
-            f"decode (ingest), Spark local[2] executors vs DuckDB engine --jobs 2 ({study})",
-            d2_s,
-            "s",
-            "the DuckDB engine's ingest (mqcap process + 2 workers)",
-            ingest_s,
-            notes=f"{d_same}; Spark = JVM + {d_tasks:,} parse tasks + the driver's landing",
-            higher_is_better=False,
-        ),
-    ]
-    if "local[1]" in decode:
-        d1_s = decode["local[1]"][0]
-        out.append(
+    out = []
+    if "decode" in parts:
+        d2_s, d_tasks, d_task_s, d_cpu_s, d_same = decode["local[2]"]
+        d_driver_s = max(0.0, d2_s - d_task_s / 2)
+        out += [
             result(
                 "engines",
-                "decode (ingest) on Spark, local[2] vs local[1]",
+                f"decode (ingest), Spark local[2] executors vs DuckDB engine --jobs 2 ({study})",
                 d2_s,
                 "s",
-                "the same ingest at local[1]",
-                d1_s,
-                notes=f"speed-up {d1_s / d2_s:.2f}x from a second core; {decode['local[1]'][4]}",
+                "the DuckDB engine's ingest (mqcap process + 2 workers)",
+                ingest_s,
+                notes=f"{d_same}; Spark = JVM + {d_tasks:,} parse tasks + the driver's landing",
                 higher_is_better=False,
+            ),
+        ]
+        if "local[1]" in decode:
+            d1_s = decode["local[1]"][0]
+            out.append(
+                result(
+                    "engines",
+                    "decode (ingest) on Spark, local[2] vs local[1]",
+                    d2_s,
+                    "s",
+                    "the same ingest at local[1]",
+                    d1_s,
+                    notes=f"speed-up {d1_s / d2_s:.2f}x from a second core; {decode['local[1]'][4]}",
+                    higher_is_better=False,
+                )
             )
-        )
-    out.append(
-        result(
-            "engines",
-            "decode on Spark at local[2]: executor task seconds",
-            d_task_s,
-            "s",
-            "the ingest's wall time",
-            d2_s,
-            notes=f"{d_tasks:,} tasks, {d_task_s / max(d_tasks, 1) * 1000:.0f} ms each, "
-            f"{d_cpu_s:.0f}s CPU; driver part ~{d_driver_s:.0f}s (wall - task s / 2: planning, "
-            f"hashing, landing in DuckDB). Projection: {_projection(d_driver_s, d_task_s)}",
-        )
-    )
-    out.append(
-        result(
-            "engines",
-            f"full build, Spark local[2] vs DuckDB ({study})",
-            spark2_s,
-            "s",
-            "the DuckDB engine's full build (dbt-duckdb)",
-            duck_s,
-            notes=f"{same}; Spark = lake sync + JVM + dbt-spark + marts attached back; "
-            f"driver heap {heap}",
-            higher_is_better=False,
-        )
-    )
-    if "local[1]" in build_s:
-        spark1_s = build_s["local[1]"]
         out.append(
             result(
                 "engines",
-                "Spark build, local[2] vs local[1]",
+                "decode on Spark at local[2]: executor task seconds",
+                d_task_s,
+                "s",
+                "the ingest's wall time",
+                d2_s,
+                notes=f"{d_tasks:,} tasks, {d_task_s / max(d_tasks, 1) * 1000:.0f} ms each, "
+                f"{d_cpu_s:.0f}s CPU; driver part ~{d_driver_s:.0f}s (wall - task s / 2: planning, "
+                f"hashing, landing in DuckDB). Projection: {_projection(d_driver_s, d_task_s)}",
+            )
+        )
+    if "build" in parts:
+        # Build: copies of the DuckDB engine's warehouse.
+        builds = {m: _settings(work, "spark" + m[6], raw, "spark", m) for m in build_masters}
+        for s in builds.values():
+            shutil.copy(duck.warehouse, s.warehouse)
+        duck_s = _timed_build(duck)
+        build_s = {m: _timed_build(s, work / f"events{m[6]}") for m, s in builds.items()}
+        tasks, task_s, task_cpu_s = _task_figures(work / "events2")
+        differences = mart_differences(duck.warehouse, builds["local[2]"].warehouse)
+        same = "marts equal row for row" if not differences else f"{len(differences)} differences"
+        spark2_s = build_s["local[2]"]
+        driver_s = max(0.0, spark2_s - task_s / 2)
+
+        out.append(
+            result(
+                "engines",
+                f"full build, Spark local[2] vs DuckDB ({study})",
                 spark2_s,
                 "s",
-                "the same build at local[1]",
-                spark1_s,
-                notes=f"speed-up {spark1_s / spark2_s:.2f}x from a second core",
+                "the DuckDB engine's full build (dbt-duckdb)",
+                duck_s,
+                notes=f"{same}; Spark = lake sync + JVM + dbt-spark + marts attached back; "
+                f"driver heap {heap}",
                 higher_is_better=False,
             )
         )
-    out.append(
-        result(
-            "engines",
-            "Spark build at local[2]: executor task seconds",
-            task_s,
-            "s",
-            "the build's wall time",
-            spark2_s,
-            notes=f"{tasks:,} tasks, {task_s / max(tasks, 1) * 1000:.0f} ms each, "
-            f"{task_cpu_s:.0f}s CPU; driver part ~{driver_s:.0f}s (wall - task s / 2). "
-            f"Projection: {_projection(driver_s, task_s)}",
+        if "local[1]" in build_s:
+            spark1_s = build_s["local[1]"]
+            out.append(
+                result(
+                    "engines",
+                    "Spark build, local[2] vs local[1]",
+                    spark2_s,
+                    "s",
+                    "the same build at local[1]",
+                    spark1_s,
+                    notes=f"speed-up {spark1_s / spark2_s:.2f}x from a second core",
+                    higher_is_better=False,
+                )
+            )
+        out.append(
+            result(
+                "engines",
+                "Spark build at local[2]: executor task seconds",
+                task_s,
+                "s",
+                "the build's wall time",
+                spark2_s,
+                notes=f"{tasks:,} tasks, {task_s / max(tasks, 1) * 1000:.0f} ms each, "
+                f"{task_cpu_s:.0f}s CPU; driver part ~{driver_s:.0f}s (wall - task s / 2). "
+                f"Projection: {_projection(driver_s, task_s)}",
+            )
         )
-    )
     return out
