@@ -183,7 +183,7 @@ left join (
         snapshot_no,
         {{ mqcap_string_agg(
             "coalesce(channel, '') || ':' || key || '(' || coalesce(value, '') || ')'", "' '",
-            'block_no, pair_no'
+            'block_no, source_line, pair_no'
         ) }} as snapshot_content
     from {{ attrs }}
     group by file_id, snapshot_no
@@ -200,7 +200,7 @@ select
     min(source_line) as source_line,
     min(snapshot_time) as snapshot_time,
     min(channel) as channel,
-    {{ mqcap_string_agg("key || '(' || coalesce(value, '') || ')'", "' '", 'pair_no') }} as block_content
+    {{ mqcap_string_agg("key || '(' || coalesce(value, '') || ')'", "' '", 'source_line, pair_no') }} as block_content
 from {{ relation }}
 group by file_id, block_no
 {% endmacro %}

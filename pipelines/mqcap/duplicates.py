@@ -66,36 +66,66 @@ def _q(col: str) -> str:
     return '"' + col.replace('"', '""') + '"'
 
 
-def _units(table: Table, where: str) -> str:
-    """SQL: the comparable units of ``table`` (rows, or CHSTATUS blocks) with pos / pos_order."""
+# CHSTATUS units are a block or a snapshot (several rows): the unit's id within its file.
+UNIT_COLUMN = {"chstatus_attr": "block_no", "chstatus_snapshot": "snapshot_no"}
+# A CHSTATUS unit's text: its KEY(value) parts in the order they were printed. ``pair_no`` is
+# the place on the line (1, 2 in runmqsc's two columns), so it repeats on every line of a block;
+# ordered by it alone, DuckDB (whose sort is not stable) put the tied parts in whatever order
+# the query happened to read them, and two equal blocks could get different texts (a filter,
+# an IN list or the thread count changed it: a copy found by one query was missed by another).
+# macros/first_copy.sql (chstatus_blocks, chstatus_snapshots) is to order its texts the same way.
+BLOCK_PART = "key || '(' || coalesce(value, '') || ')'"
+BLOCK_ORDER = "source_line, pair_no"
+SNAPSHOT_PART = f"coalesce(channel, '') || ':' || {BLOCK_PART}"
+SNAPSHOT_ORDER = "block_no, source_line, pair_no"
+
+
+def _units(table: Table, where: str, units: str = "true") -> str:
+    """SQL: the comparable units of ``table`` (rows, or CHSTATUS blocks) with pos / pos_order.
+    ``units``: a condition on the unit's rows (file_id and UNIT_COLUMN) for CHSTATUS units."""
     rel = f'{LANDING}."{table.name}"'
     if table.name == "chstatus_attr":  # as macros/first_copy.sql chstatus_blocks
         return f"""
             select file_id, min(source_file) as source_file, min(snapshot_time) as snapshot_time,
                    min(channel) as channel, 'line ' || min(source_line) as pos,
                    min(source_line) as pos_order,
-                   string_agg(key || '(' || coalesce(value, '') || ')', ' ' order by pair_no)
-                       as block_content
-            from {rel} where {where} group by file_id, block_no"""
+                   string_agg({BLOCK_PART}, ' ' order by {BLOCK_ORDER}) as block_content
+            from {rel} where {where} and {units} group by file_id, block_no"""
     if table.name == "chstatus_snapshot":  # as macros/first_copy.sql chstatus_snapshots
         return f"""
             select snap.*, 'line ' || snap.source_line as pos, snap.source_line as pos_order,
                    coalesce(content.snapshot_content, '') as snapshot_content
             from {rel} as snap left join (
-                select file_id, snapshot_no, string_agg(
-                    coalesce(channel, '') || ':' || key || '(' || coalesce(value, '') || ')', ' '
-                    order by block_no, pair_no) as snapshot_content
-                from {LANDING}.chstatus_attr group by file_id, snapshot_no
-            ) as content using (file_id, snapshot_no) where {where}"""
+                select file_id, snapshot_no,
+                       string_agg({SNAPSHOT_PART}, ' ' order by {SNAPSHOT_ORDER})
+                           as snapshot_content
+                from {LANDING}.chstatus_attr where {units} group by file_id, snapshot_no
+            ) as content using (file_id, snapshot_no) where {where} and {units}"""
+    pos, order = _row_position(table)
+    return f"select *, {pos} as pos, {order} as pos_order from {rel} where {where}"
+
+
+def _row_position(table: Table) -> tuple[str, str]:
+    """SQL of a row's position (``byte 18``, ``line 3``) and of its order in the file."""
     if "source_offset" in table.columns:
         pos = (
             "case when source_offset is not null then 'byte ' || source_offset "
             "else 'line ' || source_line end"
         )
-        order = "coalesce(source_offset, source_line)"
-    else:
-        pos, order = "'line ' || source_line", "source_line"
-    return f"select *, {pos} as pos, {order} as pos_order from {rel} where {where}"
+        return pos, "coalesce(source_offset, source_line)"
+    return "'line ' || source_line", "source_line"
+
+
+def _positions(table: Table, when: str, where: str) -> str:
+    """SQL: ``file_id, pos`` of each unit with an identity (what ``_units`` gives, without a
+    CHSTATUS unit's text); a block has one when its snapshot time is known (``when``)."""
+    rel = f'{LANDING}."{table.name}"'
+    if table.name == "chstatus_attr":
+        return f"""
+            select file_id, 'line ' || min(source_line) as pos from {rel} where {where}
+            group by file_id, block_no having min(snapshot_time) is not null"""
+    pos = "'line ' || source_line" if table.name == "chstatus_snapshot" else _row_position(table)[0]
+    return f"select file_id, {pos} as pos from {rel} where {where} and coalesce({when}, false)"
 
 
 @dataclass(frozen=True)
@@ -117,7 +147,7 @@ class FileCopies:
 
 
 def copies_in_files(
-    con: duckdb.DuckDBPyConnection, files: dict[int, Iterable[str]]
+    con: duckdb.DuckDBPyConnection, files: dict[int, Iterable[str]], *, prefilter: bool = True
 ) -> dict[int, FileCopies]:
     """For each file (file_id -> the landing tables it wrote), the records it repeats from
     earlier-loaded files; files without any are left out.
@@ -125,6 +155,9 @@ def copies_in_files(
     A record is a position of the file (an SMF record's byte offset, a text line, a CHSTATUS
     block); it is a copy when its rows equal rows of a file with a lower file_id. One query per
     landing table for the whole batch, counted in DuckDB (a large file's rows stay there).
+
+    ``prefilter=False`` compares every unit of the table with every other (no hashes first):
+    the same answer, in memory that grows with the table (the tests' reference).
 
     Example:
         found = copies_in_files(con, {12: ["smf_qcst"]}).get(12)
@@ -136,31 +169,70 @@ def copies_in_files(
     # One query per landing table into two small temporary tables (positions only), then one
     # query over those: a query joining every table at once held them all in memory together
     # (2.2 GB for a 1.5 GB SMF dump), one table at a time stays within ingest's memory limit.
+    # Within a table, first the hashes of units that a new file and an earlier file both have
+    # (a grouping of fixed-size values, which DuckDB spills to disk when it must); then the
+    # exact comparison of those units only. Comparing every unit of a 64,640-file drop at once
+    # (its CHSTATUS blocks' texts built for the whole table) ran out of ingest's 512 MB.
+    # Equal units always have equal hashes (``_unit_hashes``), so the units compared exactly
+    # include every pair of equal ones: what is found is what comparing every unit finds.
     con.execute(
         "create or replace temp table mqcap_dup_units (file_id bigint, pos varchar);"
         "create or replace temp table mqcap_dup_pairs (file_id bigint, pos varchar, "
         "first_id bigint, first_file varchar, first_pos varchar, first_order bigint)"
     )
     try:
+        last = max(int(f) for f in files)
         for name in names:
-            ids = ", ".join(str(int(f)) for f, tables in files.items() if name in tables)
+            in_table = [int(f) for f, tables in files.items() if name in tables]
+            ids = ", ".join(str(f) for f in in_table)
             table = known[name]
             cols, when = identity_columns(table)
-            new = _units(table, f"file_id in ({ids})")
-            old = _units(table, f"file_id < {max(int(f) for f in files)}")
             on = " and ".join(f"n.{_q(c)} is not distinct from o.{_q(c)}" for c in cols)
             cond = f"coalesce({_prefixed(when)}, false)"
+            if not prefilter:
+                new, old = _units(table, f"file_id in ({ids})"), _units(table, f"file_id < {last}")
+                con.execute(
+                    f"insert into mqcap_dup_units select distinct n.file_id, n.pos "
+                    f"from ({new}) as n where {cond}"
+                )
+                _insert_pairs(con, new, old, on, cond)
+                continue
+            hashes = _unit_hashes(table, cols, when, last)
+            # hashes of a new file's unit and of a unit of a file loaded before it
             con.execute(
-                f"insert into mqcap_dup_units select distinct n.file_id, n.pos from ({new}) as n "
-                f"where {cond}"
+                f"""create or replace temp table mqcap_dup_keys as
+                    select h from ({hashes}) group by h
+                    having min(file_id) < max(file_id) and max(file_id) >= {min(in_table)}"""
             )
-            # each new unit with every equal unit of an earlier file
-            con.execute(
-                f"""insert into mqcap_dup_pairs
-                    select n.file_id, n.pos, o.file_id, o.source_file, o.pos, o.pos_order
-                    from ({new}) as n join ({old}) as o on o.file_id < n.file_id and {on}
-                    where {cond}"""
-            )
+            if not con.execute("select count(*) from mqcap_dup_keys").fetchone()[0]:
+                continue  # no unit of a new file equals one of an earlier file
+            if name in UNIT_COLUMN:
+                con.execute(
+                    f"""create or replace temp table mqcap_dup_cand as
+                        select file_id, unit from ({hashes})
+                        where h in (select h from mqcap_dup_keys)"""
+                )
+                units = (
+                    f"(file_id, {UNIT_COLUMN[name]}) in (select file_id, unit from mqcap_dup_cand)"
+                )
+                new = _units(table, f"file_id in ({ids})", units)
+                old = _units(table, f"file_id < {last}", units)
+            else:
+                shared = f"hash({', '.join(_q(c) for c in cols)}) in (select h from mqcap_dup_keys)"
+                new = _units(table, f"file_id in ({ids}) and {shared}")
+                old = _units(table, f"file_id < {last} and {shared}")
+            _insert_pairs(con, new, old, on, cond)
+        # The records (positions of units with an identity, in every table) of the files that
+        # repeat any: the "of N records" of their sentence.
+        repeating = [
+            f for (f,) in con.execute("select distinct file_id from mqcap_dup_pairs").fetchall()
+        ]
+        for name in names if repeating and prefilter else []:
+            ids = ", ".join(str(int(f)) for f in repeating if name in files[f])
+            if ids:
+                table = known[name]
+                positions = _positions(table, identity_columns(table)[1], f"file_id in ({ids})")
+                con.execute(f"insert into mqcap_dup_units select distinct * from ({positions})")
         rows = con.execute(
             """with records as (
                     select file_id, count(distinct pos) as n from mqcap_dup_units group by file_id
@@ -176,7 +248,10 @@ def copies_in_files(
                 group by file_id, first_file order by file_id, min(k)"""
         ).fetchall()
     finally:
-        con.execute("drop table if exists mqcap_dup_units; drop table if exists mqcap_dup_pairs")
+        con.execute(
+            "drop table if exists mqcap_dup_units; drop table if exists mqcap_dup_pairs; "
+            "drop table if exists mqcap_dup_keys; drop table if exists mqcap_dup_cand"
+        )
     found: dict[int, FileCopies] = {}
     for fid, first_file, first_pos, n, records in rows:
         prior = found.get(fid, FileCopies(records, 0, ()))
@@ -184,6 +259,17 @@ def copies_in_files(
             records, prior.copies + n, (*prior.first_files, (first_file, first_pos))
         )
     return found
+
+
+def _insert_pairs(con: duckdb.DuckDBPyConnection, new: str, old: str, on: str, cond: str) -> None:
+    """Each new unit (``new``, with an identity: ``cond``) with every equal unit (``on``) of an
+    earlier file (``old``), into mqcap_dup_pairs."""
+    con.execute(
+        f"""insert into mqcap_dup_pairs
+            select n.file_id, n.pos, o.file_id, o.source_file, o.pos, o.pos_order
+            from ({new}) as n join ({old}) as o on o.file_id < n.file_id and {on}
+            where {cond}"""
+    )
 
 
 def describe_landed(con: duckdb.DuckDBPyConnection, landed: Iterable) -> list[str]:
@@ -197,13 +283,68 @@ def describe_landed(con: duckdb.DuckDBPyConnection, landed: Iterable) -> list[st
     return [found[f].sentence(outcomes[f].path) for f in sorted(found)]
 
 
-def _prefixed(when: str) -> str:
-    """The identity condition on the new file's side of the join (columns prefixed ``n.``)."""
+def _unit_hashes(table: Table, cols: tuple[str, ...], when: str, last: int) -> str:
+    """SQL: ``file_id, unit, h`` for each unit of ``table`` with an identity in the files up to
+    ``last`` (a file id): ``h`` a hash of the identity that equal units share (unequal ones
+    rarely), from fixed-size aggregates only.
+
+    A row's ``h`` hashes its identity columns (``hash`` agrees with ``is not distinct from``:
+    NULLs, 0.0 and -0.0, NaNs). A CHSTATUS unit's text is never built here: its ``h`` hashes
+    the unit's other identity columns and what ``_text_sums`` adds up from its parts, the
+    number of blank-separated tokens of its text and the sum of their hashes, each a function
+    of the text alone (equal texts, equal hashes). The copies themselves are then found among
+    the units of shared hashes with the exact rule (``copies_in_files``).
+    """
+    rel = f'{LANDING}."{table.name}"'
+    where = f"file_id <= {int(last)}"
+    if table.name == "chstatus_attr":
+        count, total = _text_sums(BLOCK_PART)
+        return f"""
+            select file_id, block_no as unit,
+                   hash(min(snapshot_time), min(channel), {count}, {total}) as h
+            from {rel} where {where} group by file_id, block_no
+            having min(snapshot_time) is not null"""
+    if table.name == "chstatus_snapshot":
+        count, total = _text_sums(SNAPSHOT_PART)
+        keys = ", ".join(f"snap.{_q(c)}" for c in cols if c != CONTENT_COLUMN[table.name])
+        return f"""
+            select snap.file_id, snap.snapshot_no as unit,
+                   hash({keys}, coalesce(content.n, 0), coalesce(content.s, 0)) as h
+            from {rel} as snap left join (
+                select file_id, snapshot_no, {count} as n, {total} as s
+                from {LANDING}.chstatus_attr where {where} group by file_id, snapshot_no
+            ) as content using (file_id, snapshot_no)
+            where snap.{where} and {_prefixed(when, "snap.")}"""
+    keys = ", ".join(_q(c) for c in cols)
+    return f"select file_id, null as unit, hash({keys}) as h from {rel} where {where} and {when}"
+
+
+def _text_sums(part: str) -> tuple[str, str]:
+    """SQL aggregates over a unit's rows: (tokens, sum of the tokens' hashes) of the text that
+    ``string_agg(part, ' ')`` makes of them, in any order, without building it.
+
+    The text is the parts joined by single blanks (rows whose part is NULL left out), so its
+    tokens (split at every blank, empty ones too) are the tokens of each part in turn: their
+    number and the sum of their hashes depend on the text only, never on where one part ended
+    (a value with a blank or a parenthesis in it), and not on the order of the parts. A unit
+    without parts (text NULL, a snapshot's '') has 0 tokens; any text has at least one.
+    """
+    tokens = f"(strlen({part}) - strlen(replace({part}, ' ', '')) + 1)"
+    hashes = (
+        f"case when strpos({part}, ' ') = 0 then hash({part})::hugeint "
+        f"else list_sum(list_transform(string_split({part}, ' '), lambda t: hash(t)::hugeint)) "
+        "end"
+    )
+    return f"coalesce(sum({tokens}), 0)", f"coalesce(sum({hashes}), 0)"
+
+
+def _prefixed(when: str, prefix: str = "n.") -> str:
+    """The identity condition on one side of a join (columns prefixed ``n.``)."""
     out, i = [], 0
     while i < len(when):
         if when[i] == '"':
             j = when.index('"', i + 1)
-            out.append("n." + when[i : j + 1])
+            out.append(prefix + when[i : j + 1])
             i = j + 1
         else:
             out.append(when[i])
