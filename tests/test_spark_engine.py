@@ -107,6 +107,50 @@ def test_reports_render_from_the_spark_marts(engines):
     assert "956,592" in html
 
 
+def _copy_of(s: Settings, base: Path, raw: Path) -> Settings:
+    """A copy of a built warehouse (and its lake: the lake's marts.json still names the first
+    build's folders, which the copy's next build reads as its last build) over ``raw``."""
+    copy = s.with_(warehouse=base / "warehouse.duckdb", raw_root=raw, reports_out=base / "reports")
+    base.mkdir(parents=True)
+    shutil.copy(s.warehouse, copy.warehouse)
+    if s.lake.is_dir():
+        shutil.copytree(s.lake, copy.lake)
+    return copy
+
+
+def test_an_incremental_spark_build_equals_the_duckdb_engines(engines, tmp_path):
+    """After the full builds, the same changes on both engines: a deleted run, a deleted
+    capture, an edited manifest. Each engine's next `mqcap run` recomputes only the runs in
+    scope (the same ones), and the marts are still equal row for row: on Spark the run-keyed
+    marts are the last build's rows of the other runs plus the scope's (macros/run_scope.sql)."""
+    duck0, spark0, _, _ = engines
+    raw = tmp_path / "raw"
+    shutil.copytree(PROJECT / "data" / "sample", raw)
+    duck = _copy_of(duck0, tmp_path / "duck", raw)
+    spark = _copy_of(spark0, tmp_path / "spark", raw)
+    shutil.rmtree(raw / "streaming" / "tls13-4k")
+    (raw / "streaming" / "tls12-64k" / "chstatus.txt").unlink()
+    manifest = raw / "attls" / "attls-chacha-1m" / "run.yaml"
+    manifest.write_text(manifest.read_text().replace("description: ", "description: Edited. ", 1))
+
+    results = {s.engine: run(s, reports=False) for s in (duck, spark)}
+    for result in results.values():
+        assert result.build is not None and result.build.ok and result.marts.ok
+    # Both incremental, over the same runs; a run of another study is not among them.
+    scopes = {e: r.build.scope for e, r in results.items()}
+    assert scopes["spark"] == scopes["duckdb"] and "run(s) recomputed" in scopes["spark"], scopes
+    runs = int(scopes["spark"].split()[0])
+    assert 3 <= runs < 411
+    assert mart_differences(duck.warehouse, spark.warehouse, rel=1e-9) == []
+    gone = "select count(*) from marts.fct_driver_results where run_key = 'streaming/tls13-4k'"
+    assert query(spark, gone) == [(0,)]
+    edited = "select description from marts.dim_run where run_key = 'attls/attls-chacha-1m'"
+    assert query(spark, edited)[0][0].startswith("Edited. ")
+    # The new build's run-keyed marts hold the rows of runs outside the scope too.
+    kept = "select count(distinct run_key) from marts.fct_driver_results"
+    assert query(spark, kept) == query(duck, kept) and query(spark, kept)[0][0] > runs
+
+
 def _double_drop(root: Path) -> Settings:
     """test_duplicates' double drop: every identity-bearing file twice (in a second run
     folder, again at the raw root, half of a dump as another file), ingested in two steps."""

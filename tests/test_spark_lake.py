@@ -126,6 +126,33 @@ def test_tables_without_rows_still_have_their_columns(settings, sample_study):
     assert kinds["poll_time"] == "VARCHAR"
 
 
+def test_the_build_scope_goes_to_the_lake_whole_each_sync(settings, sample_study):
+    """meta/build_scope: what an incremental Spark build recomputes (macros/run_scope.sql), as
+    the warehouse has it at the sync, rows or none, always with its column."""
+    from mqcap import scope
+
+    scope_file = settings.lake / "meta" / "build_scope" / "build_scope.parquet"
+    ingest(settings)
+    _sync(settings)  # no meta.build_scope yet: an empty file, with the column
+    assert duckdb.sql(f"describe select * from '{scope_file}'").fetchall()[0][:2] == (
+        "run_key",
+        "VARCHAR",
+    )
+    assert duckdb.sql(f"select count(*) from '{scope_file}'").fetchall() == [(0,)]
+    with warehouse.connect(settings.warehouse) as con:
+        scope.begin(con, scope.Scope(False, {"s/r2", "s/r1"}))
+    _sync(settings)
+    assert duckdb.sql(f"select run_key from '{scope_file}' order by 1").fetchall() == [
+        ("s/r1",),
+        ("s/r2",),
+    ]
+    with warehouse.connect(settings.warehouse) as con:
+        con.execute("delete from meta.build_scope")
+    _sync(settings)
+    assert duckdb.sql(f"select count(*) from '{scope_file}'").fetchall() == [(0,)]
+    assert not list(scope_file.parent.glob(".tmp-*"))
+
+
 def test_marts_json_decides_which_build_folder_stays(tmp_path):
     root = tmp_path / "lake"
     keep, old, failed = (root / "builds" / n for n in ("b3", "b1", "b2"))

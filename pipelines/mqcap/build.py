@@ -5,8 +5,11 @@ the run_results.json it writes is read back for a summary and for failures by na
 
 With ``settings.engine == "spark"`` the same project is built by dbt-spark instead: the lake is
 synced from the warehouse first, dbt runs in ``python -m mqcap.spark.dbt`` (the Spark driver),
-every model is made again, and the marts are attached back to the warehouse as views over the
-lake's Parquet files when the build completes (``mqcap.spark``).
+every model is made again in a new build folder (the run-keyed marts of an incremental build
+from the last build's rows outside the scope plus the scope's rows), and the marts are attached
+back to the warehouse as views over the lake's Parquet files when the build completes
+(``mqcap.spark``). The scope is computed, as on DuckDB, from the warehouse's staging and
+intermediate views, which dbt-duckdb makes first (views only: no rows move).
 """
 
 from __future__ import annotations
@@ -61,11 +64,15 @@ def dbt_executable() -> list[str]:
 
 
 def run_dbt(
-    settings: Settings, args: list[str], progress: Progress | None = None
+    settings: Settings,
+    args: list[str],
+    progress: Progress | None = None,
+    target: Path | None = None,
 ) -> subprocess.CompletedProcess:
-    """Run ``dbt <args>`` in the project with mqcap's warehouse; output streamed to progress."""
+    """Run ``dbt <args>`` in the project with mqcap's warehouse; output streamed to progress.
+    ``target``: dbt's target folder, if not the warehouse's usual one."""
     progress = progress or Progress()
-    target = settings.dbt_target
+    target = target or settings.dbt_target
     spark = settings.engine == "spark"
     cmd = [
         *([sys.executable, "-m", "mqcap.spark.dbt"] if spark else dbt_executable()),
@@ -81,6 +88,7 @@ def run_dbt(
         str(settings.dbt_logs),
     ]
     env = settings.dbt_env
+    env["DBT_TARGET_PATH"] = str(target)
     if spark:
         from mqcap.spark.lake import new_build_dir
 
@@ -119,13 +127,13 @@ LOCKED = "could not set lock on file"  # DuckDB's words when another process hol
 
 
 def _dbt_waiting(
-    settings: Settings, args: list[str], progress: Progress
+    settings: Settings, args: list[str], progress: Progress, target: Path | None = None
 ) -> subprocess.CompletedProcess:
     """``run_dbt`` once the warehouse is free, like every other step; a lock taken between our
     check and dbt's own open is retried until ``MQCAP_LOCK_WAIT_S``, then one clear error."""
     wait_s = float(os.environ.get("MQCAP_LOCK_WAIT_S", "15"))
     deadline = time.monotonic() + wait_s
-    results = settings.dbt_target / "run_results.json"
+    results = (target or settings.dbt_target) / "run_results.json"
     while True:
         # Raises WarehouseBusyError with the documented message when the wait runs out.
         with warehouse.connect(
@@ -133,7 +141,7 @@ def _dbt_waiting(
         ):
             pass
         results.unlink(missing_ok=True)  # a failed start must not read the last build's results
-        proc = run_dbt(settings, args, progress)
+        proc = run_dbt(settings, args, progress, target)
         if proc.returncode == 0 or LOCKED not in proc.stdout.lower():
             return proc
         if time.monotonic() >= deadline:
@@ -182,11 +190,14 @@ def build(
     """
     progress = progress or Progress()
     spark = settings.engine == "spark"
-    if spark:  # the Spark engine builds everything each time (README "Engines")
+    if spark:  # the Spark engine builds the whole project each time (README "Engines")
         from mqcap.spark import check_ready
 
         check_ready(settings.spark_master)
-        select, full = None, True
+        select = None
+        with warehouse.connect(settings.warehouse, on_wait=progress.log) as con:
+            warehouse.ensure_schema(con)  # the views read the landing tables
+        _duckdb_views(settings, progress)
     whole = complete or not select
     incremental = views_kept = False
     scope_note = ""
@@ -217,7 +228,7 @@ def build(
 
             progress.log(lake.sync(con, settings.lake).summary())
     args = ["build"]
-    if incremental and views_kept:
+    if incremental and views_kept and not spark:
         # The views are as the last complete build made them (the project has not changed
         # since, and each is in the warehouse): only what holds rows is run, tests included.
         args += ["--select", *without_views(select)]
@@ -246,6 +257,21 @@ def build(
             build_scope.complete(con, covered)
             record_step(con, "build", "done", inputs=inputs, covered=covered)
     return result
+
+
+def _duckdb_views(settings: Settings, progress: Progress) -> None:
+    """The Spark engine's warehouse gets dbt-duckdb's staging and intermediate views (over its
+    landing tables, where ingest lands): the build scope is computed from them before the build,
+    and the snapshot of the runs taken from them after it (``mqcap.scope``). A failure is a
+    failed build, like dbt-spark's. Its own target folder keeps both dbt's parse caches."""
+    duck = settings.with_(engine="duckdb")
+    target = settings.dbt_target.with_name(settings.dbt_target.name + "-duckdb-views")
+    progress.start("dbt views (DuckDB, for the build scope)", total=None, unit="views")
+    proc = _dbt_waiting(duck, ["run", "--select", "config.materialized:view"], progress, target)
+    if proc.returncode != 0:
+        lines = [ln.strip() for ln in proc.stdout.splitlines() if "error" in ln.lower()]
+        first = lines[0] if lines else f"dbt exited with code {proc.returncode}"
+        raise DataError(f"dbt-duckdb views for the build scope failed: {first[:300]}")
 
 
 # What an incremental build runs of a selection: every node but the views.
@@ -357,7 +383,8 @@ def _read_results(settings: Settings, proc: subprocess.CompletedProcess) -> Buil
     result.elapsed_s = float(data.get("elapsed_time", 0.0))
     for r in data.get("results", []):
         status = str(r.get("status"))
-        result.counts[status] = result.counts.get(status, 0) + 1
+        if not str(r.get("unique_id", "")).startswith("operation."):  # on-run-start, not a node
+            result.counts[status] = result.counts.get(status, 0) + 1
         if status in ("error", "fail", "runtime error"):
             msg = (r.get("message") or "").splitlines()
             result.failures.append(f"{r.get('unique_id')}: {msg[0] if msg else status}")

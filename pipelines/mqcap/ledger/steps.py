@@ -206,11 +206,14 @@ def files_fingerprint(root: Path, patterns: tuple[str, ...]) -> str:
 
 
 def dbt_fingerprint(settings: Settings) -> str:
-    """The dbt project's own files: a change (an upgrade, an edited model) rebuilds all."""
-    return files_fingerprint(
+    """The dbt project's own files, and the engine that builds them: a change (an upgrade, an
+    edited model, the other engine) rebuilds all. (DuckDB's is the files' alone, as before the
+    Spark engine: its warehouses keep their last build.)"""
+    files = files_fingerprint(
         settings.project_root,
         ("dbt_project.yml", "models/**/*", "macros/**/*", "seeds/**/*"),
     )
+    return files if settings.engine == "duckdb" else _hash(files, settings.engine)
 
 
 def suites_fingerprint(settings: Settings, scope: str) -> str:

@@ -116,7 +116,13 @@ def main(argv: list[str] | None = None) -> int:
     if result.exception is not None and not result.success:
         print(f"dbt: {type(result.exception).__name__}: {result.exception}", flush=True)
     if result.success:
-        write_locations(spark, lake)
+        try:
+            write_locations(spark, lake)
+        except Exception as exc:  # the build's own error line, not pyspark's traceback
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            print(f"dbt: error: the marts were built, but their folders could not be read: {first}")
+            spark.stop()
+            return 2
     spark.stop()
     return 0 if result.success else (2 if result.exception is not None else 1)
 
@@ -127,6 +133,8 @@ def write_locations(spark, lake: Path) -> dict[str, str]:
     last complete build's marts are the ones read."""
     out = {}
     for row in spark.sql("show tables in marts").collect():
+        if row["isTemporary"]:  # an incremental model's <name>__dbt_tmp view, not a mart
+            continue
         name = row["tableName"]
         info = spark.sql(f"describe table extended marts.{name}").collect()
         where = [r["data_type"] for r in info if r["col_name"] == "Location"]

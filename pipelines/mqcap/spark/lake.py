@@ -5,6 +5,7 @@ Layout under ``settings.lake`` (``<stem>.mqcap/lake`` unless ``MQCAP_LAKE`` says
     landing/<table>/g<a>-<b>-r<rows>.parquet     the rows of the loaded file versions a..b
     landing/<table>/schema.parquet               no rows: the table's columns
     meta/ingest_ledger/ledger.parquet            the ledger, whole
+    meta/build_scope/build_scope.parquet         the runs an incremental build recomputes, whole
     builds/<n>/<schema>.db/<model>/              what one dbt-spark build wrote (its tables)
     marts.json                                   the marts of the last complete build
 
@@ -93,6 +94,19 @@ def sync(con: duckdb.DuckDBPyConnection, lake: Path) -> SyncReport:
     ledger = lake / "meta" / "ingest_ledger"
     ledger.mkdir(parents=True, exist_ok=True)
     _copy(con, f"select * from {warehouse.META}.ingest_ledger", ledger / "ledger.parquet")
+    # The build scope (mqcap.scope): read by an incremental dbt-spark build (macros/run_scope.sql).
+    scope = lake / "meta" / "build_scope"
+    scope.mkdir(parents=True, exist_ok=True)
+    has_scope = con.execute(
+        "select count(*) from information_schema.tables "
+        "where table_schema = 'meta' and table_name = 'build_scope'"
+    ).fetchone()[0]
+    query = (
+        "select run_key from meta.build_scope"
+        if has_scope
+        else "select cast(null as varchar) as run_key where false"
+    )
+    _copy(con, query, scope / "build_scope.parquet")
     return report
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 # Schemas dbt-spark writes (generate_schema_name: one per layer) and the sources' schemas.
 SCHEMAS = ("landing", "meta", "staging", "intermediate", "marts", "reference")
+PRIOR = "mqcap_prior"  # the last complete build's marts, read by an incremental build
 SOCKET_TIMEOUT_S = "120"
 
 
@@ -81,20 +82,36 @@ def spark_session(master: str, lake: Path, build_dir: Path | None = None, app: s
 
 
 def register_sources(spark, lake: Path) -> list[str]:
-    """Create the schemas, and one table per landing folder (plus the ledger) over the lake's
-    Parquet files; tables already known are refreshed (new and removed files). Returns the
-    landing tables.
+    """Create the schemas, and one table per landing folder (plus the ledger and the build
+    scope) over the lake's Parquet files; tables already known are refreshed (new and removed
+    files). Returns the landing tables. The marts of the last complete build (``marts.json``)
+    are registered as ``mqcap_prior.<mart>``: an incremental build carries their rows of the
+    runs outside its scope (macros/run_scope.sql).
 
     Dropped and created again each time: they are external (dropping leaves the files), and a
     table's columns come from its files (mergeSchema), never from an older catalog entry."""
+    import json
+
     lake = Path(lake).resolve()
-    for schema in SCHEMAS:
+    for schema in (*SCHEMAS, PRIOR):
         spark.sql(f"create database if not exists {schema}")
     tables = []
     folders = [("meta", "ingest_ledger", lake / "meta" / "ingest_ledger")]
+    if (lake / "meta" / "build_scope").is_dir():
+        folders.append(("meta", "build_scope", lake / "meta" / "build_scope"))
     landing = lake / "landing"
     if landing.is_dir():
         folders += [("landing", p.name, p) for p in sorted(landing.iterdir()) if p.is_dir()]
+    try:
+        prior = json.loads((lake / "marts.json").read_text())
+    except FileNotFoundError:
+        prior = {}
+    # A folder gone (removed by hand) is not registered: that mart is then made whole.
+    folders += [
+        (PRIOR, name, Path(where))
+        for name, where in sorted(prior.items())
+        if any(Path(where).glob("*.parquet"))
+    ]
     for schema, table, folder in folders:
         spark.sql(f"drop table if exists {schema}.{table}")
         spark.sql(
