@@ -141,7 +141,11 @@ def _dbt_waiting(
         ):
             pass
         results.unlink(missing_ok=True)  # a failed start must not read the last build's results
-        proc = run_dbt(settings, args, progress, target)
+        proc = (
+            run_dbt(settings, args, progress)
+            if target is None
+            else run_dbt(settings, args, progress, target)
+        )
         if proc.returncode == 0 or LOCKED not in proc.stdout.lower():
             return proc
         if time.monotonic() >= deadline:
