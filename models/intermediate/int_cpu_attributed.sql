@@ -21,11 +21,27 @@ roles as (
     select * from {{ ref('stg_manifest__run_job_roles') }}
 ),
 
-matched as (
+-- Each run's address spaces, each hour of the run: the CPU intervals join on the job and the
+-- hour as one key. (Two keys, the job on one table and the hour on another, let DuckDB join
+-- the CPU intervals to the job roles first: every interval of a job met every run naming it,
+-- and the 2 GB bench's build filled the disk.)
+run_jobs as (
     select
         runs.run_key,
-        cpu.cpu_interval_key,
+        runs.system_id,
+        runs.interval_start,
+        runs.interval_end,
         roles.role,
+        roles.jobname || '|' || cast(runs.hour_number as {{ dbt.type_string() }}) as job_hour
+    from runs
+    inner join roles on runs.run_key = roles.run_key
+),
+
+matched as (
+    select
+        run_jobs.run_key,
+        cpu.cpu_interval_key,
+        run_jobs.role,
         cpu.cpu_source,
         cpu.cpu_name,
         cpu.cpu_s,
@@ -34,22 +50,25 @@ matched as (
         cpu.source_line,
         cpu.hour_number,
         case
-            when cpu.interval_start > runs.interval_start then cpu.interval_start
-            else runs.interval_start
+            when cpu.interval_start > run_jobs.interval_start then cpu.interval_start
+            else run_jobs.interval_start
         end as overlap_start,
         case
-            when cpu.interval_end < runs.interval_end then cpu.interval_end
-            else runs.interval_end
+            when cpu.interval_end < run_jobs.interval_end then cpu.interval_end
+            else run_jobs.interval_end
         end as overlap_end
     from cpu
-    inner join runs
+    inner join run_jobs
         on
-            cpu.hour_number = runs.hour_number
-            and cpu.interval_start < runs.interval_end
-            and cpu.interval_end > runs.interval_start
-            and (cpu.system_id is null or runs.system_id is null or cpu.system_id = runs.system_id)
-    inner join roles
-        on runs.run_key = roles.run_key and cpu.cpu_name = roles.jobname
+            cpu.cpu_name || '|' || cast(cpu.hour_number as {{ dbt.type_string() }})
+            = run_jobs.job_hour
+            and cpu.interval_start < run_jobs.interval_end
+            and cpu.interval_end > run_jobs.interval_start
+            and (
+                cpu.system_id is null
+                or run_jobs.system_id is null
+                or cpu.system_id = run_jobs.system_id
+            )
 ),
 
 with_overlap as (
