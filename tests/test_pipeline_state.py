@@ -193,6 +193,41 @@ def test_failed_dbt_build_is_recorded_shown_by_status_and_exits_1(
     assert "  dbt build:    done at " in _invoke(settings, "status").output
 
 
+DISK_FULL = {
+    "elapsed_time": 1.0,
+    "results": [
+        {
+            "unique_id": "test.mqcap.unique_int_cpu_attributed_run_cpu_interval_key.abc",
+            "status": "error",
+            "message": 'IO Error: Could not write file "w.duckdb.tmp/duckdb_temp_1.tmp": '
+            "No space left on device",
+        },
+        {"unique_id": "model.mqcap.dim_run", "status": "success", "message": "OK"},
+    ],
+}
+
+
+def test_a_build_the_disk_stopped_is_an_environment_problem(settings, sample_study, monkeypatch):
+    """The 2 GB bench's build filled the disk in a data test: that is the machine (exit 3,
+    "run again"), not the data (exit 1); the build is still recorded as failed, so it is owed."""
+    import mqcap.build
+
+    calls: list = []
+    assert _invoke(settings, "ingest").exit_code == 0
+    monkeypatch.setattr(mqcap.build, "run_dbt", _fake_dbt(DISK_FULL, 1, calls))
+    stopped = _invoke(settings, "build")
+    assert stopped.exit_code == 3
+    [line] = [ln for ln in stopped.output.splitlines() if ln.strip()]
+    assert "the disk is full or not writable" in line and "No space left on device" in line
+    assert "make room and run again" in line
+    state = pipeline_state(settings)
+    assert not state.built() and state.build_failure() is not None
+    # A data failure beside it is the data's: exit 1.
+    both = {"elapsed_time": 1.0, "results": DISK_FULL["results"] + UNIQUE_FAIL["results"][:1]}
+    monkeypatch.setattr(mqcap.build, "run_dbt", _fake_dbt(both, 1, calls))
+    assert _invoke(settings, "build").exit_code == 1
+
+
 def _hold_lock(path: Path) -> subprocess.Popen:
     """Another process holding the warehouse for writing until killed."""
     code = (

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from mqcap import scope as build_scope
 from mqcap import warehouse
-from mqcap.errors import DataError, WarehouseBusyError
+from mqcap.errors import DataError, EnvironmentProblem, WarehouseBusyError
 from mqcap.ledger.steps import pipeline_state, record_step
 from mqcap.progress import Progress
 from mqcap.settings import Settings
@@ -156,6 +156,17 @@ def _dbt_waiting(
         time.sleep(0.5)
 
 
+# What a node's error says when the machine failed it, not the data (mqcap.faults).
+_DISK_TEXTS = ("no space left on device", "disk quota exceeded", "read-only file system")
+
+
+def _machine_failed(result: BuildResult) -> bool:
+    """A failed build whose every failure (or, with none by node, dbt's own output) is a full
+    or read-only disk: an environment problem (exit 3), not a data one."""
+    texts = result.failures or [result.log_tail]
+    return all(any(t in text.lower() for t in _DISK_TEXTS) for text in texts)
+
+
 def _failure_line(result: BuildResult, settings: Settings) -> str:
     """One line: the failed nodes, else dbt's first error line, and where the full log is."""
     if result.failures:
@@ -256,6 +267,11 @@ def build(
         if not result.ok:
             line = _failure_line(result, settings)
             record_step(con, "build", "failed", inputs=inputs, covered=covered, detail=line)
+            if _machine_failed(result):
+                raise EnvironmentProblem(
+                    f"dbt build stopped: the disk is full or not writable ({line}). Nothing was "
+                    "set aside; make room and run again (the build is owed)"
+                )
             raise DataError(f"dbt build failed: {line}")
         if whole:
             build_scope.complete(con, covered)
