@@ -99,12 +99,13 @@ def test_every_generated_file_is_recognised_as_its_kind_and_parses(fresh):
         assert sum(df.height for df in result.tables.values()) > 0, path
         seen[parser.kind] = seen.get(parser.kind, 0) + 1
     # attls + keysize + protection (82 runs), streaming (9), threadsweep (320, mq-cph output;
-    # its 20 local 2 KB M2002A runs with amqsrua and amqsmon output)
+    # its 20 local 2 KB M2002A runs with amqsrua and amqsmon output), encsweep (144, mq-cph
+    # output, scenario and model written as labels)
     assert seen == {
-        "manifest": 411,
+        "manifest": 555,
         "study": 2,
         "driver_csv": 91,
-        "driver_cph": 320,
+        "driver_cph": 464,
         "rmf_workload": 91,
         "rmf_crypto": 26,
         "chstatus": 43,

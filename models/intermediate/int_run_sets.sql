@@ -28,6 +28,14 @@ labels as (
         runs.configuration
     from {{ ref('stg_manifest__run_labels') }} as labels
     inner join runs on labels.run_key = runs.run_key
+    -- A label that states a grouping dimension (int_runs) is already in the workload point.
+    where not (
+        (labels.label = 'scenario' and labels.value = coalesce(runs.scenario, ''))
+        or (
+            labels.label in ('hardware_model', 'model')
+            and labels.value = coalesce(runs.hardware_model, '')
+        )
+    )
 ),
 
 config_runs as (

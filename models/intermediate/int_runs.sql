@@ -1,7 +1,69 @@
 -- One row per run: study, run, workload point, configuration labels, interval, baseline.
 -- dim_run publishes it; intermediate models join runs through this model.
-with runs as (
+-- The study's grouping dimensions are read wherever the manifest states them: the fields
+-- scenario and hardware_model, else the labels scenario and hardware_model (or model).
+-- configuration is what varies within a group: a declared configuration name whose
+-- comma-separated parts include the run's scenario or hardware model ("client, M2002A,
+-- encrypted") keeps its other parts ("encrypted"); declared_configuration keeps the name as
+-- written. A name that is nothing but group values is kept whole.
+with manifests as (
     select * from {{ ref('stg_manifest__runs') }}
+),
+
+dimension_labels as (
+    select
+        run_key,
+        max(case when label = 'scenario' then value end) as scenario,
+        coalesce(
+            max(case when label = 'hardware_model' then value end),
+            max(case when label = 'model' then value end)
+        ) as hardware_model
+    from {{ ref('stg_manifest__run_labels') }}
+    where label in ('scenario', 'hardware_model', 'model')
+    group by run_key
+),
+
+with_dimensions as (
+    select
+        manifests.*,
+        coalesce(manifests.scenario, dimension_labels.scenario) as group_scenario,
+        coalesce(manifests.hardware_model, dimension_labels.hardware_model) as group_hardware_model
+    from manifests
+    left join dimension_labels on manifests.run_key = dimension_labels.run_key
+),
+
+configuration_parts as (
+    select
+        named.run_key,
+        named.group_scenario,
+        named.group_hardware_model,
+        part.pos,
+        trim(part.item) as item
+    from with_dimensions as named
+    {{ mqcap_split_rows('named.configuration', "','", 'part') }}
+),
+
+reduced_configurations as (
+    -- The parts that are not one of the run's group values, in their written order.
+    select
+        run_key,
+        {{ mqcap_string_agg('item', "', '", 'pos') }} as configuration,
+        count(*) as kept_parts
+    from configuration_parts
+    where
+        item <> ''
+        and lower(item) <> lower(coalesce(group_scenario, ''))
+        and lower(item) <> lower(coalesce(group_hardware_model, ''))
+    group by run_key
+),
+
+runs as (
+    select
+        with_dimensions.*,
+        coalesce(reduced_configurations.configuration, with_dimensions.configuration)
+            as group_configuration
+    from with_dimensions
+    left join reduced_configurations on with_dimensions.run_key = reduced_configurations.run_key
 ),
 
 driver_intervals as (
@@ -73,7 +135,8 @@ select
     runs.study,
     runs.run_id,
     runs.description,
-    runs.configuration,
+    runs.group_configuration as configuration,
+    runs.configuration as declared_configuration,
     runs.workload_type,
     runs.message_bytes,
     runs.persistence,
@@ -93,8 +156,8 @@ select
     runs.qmgr,
     runs.platform,
     runs.host,
-    runs.hardware_model,
-    runs.scenario,
+    runs.group_hardware_model as hardware_model,
+    runs.group_scenario as scenario,
     runs.series_file,
     labels.protection,
     labels.cipher,
@@ -108,6 +171,9 @@ select
     coalesce(runs.baseline_run_id, runs.run_id) as baseline_run_id,
     runs.study || '/' || coalesce(runs.baseline_run_id, runs.run_id) as baseline_run_key,
     coalesce(runs.baseline_run_id, runs.run_id) = runs.run_id as is_baseline,
+    -- The manifest names a baseline run (its own id included): the run's comparison is that
+    -- pair; without one, the study's baseline configuration stands in where a report needs it.
+    runs.baseline_run_id is not null as baseline_declared,
     runs.source_file as manifest_file,
     -- The run's clock: its run.yaml utc_offset or timezone, else its study.yaml's; none
     -- stated, the local clock is taken to be UTC. An IANA zone's offset follows the date.

@@ -119,7 +119,10 @@ summaries as (
 baselines as (
     select
         study,
-        max(case when is_baseline then configuration end) as baseline_configuration
+        {{ mqcap_string_agg(
+            'case when is_baseline then configuration end', "', '", 'sort_order'
+        ) }} as baseline_configuration,
+        {{ mqcap_string_agg('baseline_problem', "'; '", 'sort_order') }} as baseline_problem
     from configurations
     group by study
 )
@@ -129,6 +132,7 @@ select
     coalesce(study_files.title, by_study.study) as title,
     study_files.purpose,
     baselines.baseline_configuration,
+    baselines.baseline_problem,
     coalesce(study_files.notes_json, '[]') as notes_json,
     coalesce(
         study_files.group_by_json,

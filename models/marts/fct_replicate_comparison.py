@@ -1,8 +1,9 @@
 """One row per variant replicate set x measure x subject: Welch comparison with its baseline set.
 
 The baseline set of a variant set is the set holding the baseline runs its runs' manifests name
-(the most named one), else, when its runs name no other run, the set of the study's baseline
-configuration (dim_configuration) at the same workload point and history label. Arithmetic
+(when they name two or more sets, the comparison is undecided and left out), else, when its
+runs name no other run, the set of its configuration's baseline configuration
+(dim_configuration.baseline_configuration) at the same workload point and history label. Arithmetic
 (mqcap.noise.compare_summaries): difference of the means, Welch's 95% interval with the
 Welch-Satterthwaite degrees of freedom, % change and its interval relative to the baseline mean,
 the two-sided Welch p-value and the verdict (better / worse / no significant change; "one run:
@@ -54,27 +55,42 @@ def _none(value):
 
 
 def _baseline_sets(runs: pd.DataFrame, configs: pd.DataFrame) -> dict[str, tuple[str, str]]:
-    """set_key -> (baseline set_key, how it was chosen)."""
+    """set_key -> (baseline set_key, how it was chosen).
+
+    The set the set's runs name with ``baseline:`` (one set: the declared pair; two or more:
+    undecided, no comparison); a set whose runs name none is compared with the set of its
+    configuration's baseline configuration (dim_configuration.baseline_configuration) at the
+    same point and history label.
+    """
     set_of = dict(zip(runs["run_key"], runs["set_key"], strict=True))
     named = runs[~runs["is_baseline"]].assign(
         baseline_set=lambda f: f["baseline_run_key"].map(set_of)
     )
     named = named[named["baseline_set"].notna() & (named["baseline_set"] != named["set_key"])]
     out: dict[str, tuple[str, str]] = {}
+    undecided: set[str] = set()
     for set_key, g in named.groupby("set_key"):
-        counts = g["baseline_set"].value_counts()
-        best = sorted(counts[counts == counts.max()].index)[0]
-        out[set_key] = (best, "manifest baseline runs")
-    base_config = configs[configs["is_baseline"]][["study", "configuration"]]
-    base_runs = runs.merge(base_config, on=["study", "configuration"])
-    by_point = {
-        (r.study, r.point_key, _none(r.history_label)): r.set_key for r in base_runs.itertuples()
+        named_sets = g["baseline_set"].unique()
+        if len(named_sets) == 1:
+            out[set_key] = (named_sets[0], "manifest baseline runs")
+        else:
+            undecided.add(set_key)
+    compared_with = {
+        (r.study, r.configuration): r.baseline_configuration
+        for r in configs.itertuples()
+        if not pd.isna(r.baseline_configuration)
     }
-    base_names = set(zip(base_config["study"], base_config["configuration"], strict=True))
+    by_point = {
+        (r.study, r.configuration, r.point_key, _none(r.history_label)): r.set_key
+        for r in runs.itertuples()
+    }
     for r in runs.drop_duplicates("set_key").itertuples():
-        if r.set_key in out or (r.study, r.configuration) in base_names:
+        if r.set_key in out or r.set_key in undecided:
             continue
-        match = by_point.get((r.study, r.point_key, _none(r.history_label)))
+        base = compared_with.get((r.study, r.configuration))
+        if base is None:
+            continue
+        match = by_point.get((r.study, base, r.point_key, _none(r.history_label)))
         if match is not None and match != r.set_key:
             out[r.set_key] = (match, "baseline configuration")
     return out

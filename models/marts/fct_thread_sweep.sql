@@ -13,10 +13,7 @@ runs as (
 
 points as (
     select
-        runs.study || '|' || runs.configuration || '|' || coalesce(runs.scenario, '-') || '|'
-        || coalesce(runs.hardware_model, '-') || '|'
-        || coalesce(cast(driver.message_bytes as {{ dbt.type_string() }}), '-') || '|'
-        || coalesce(runs.persistence, '-') as series_key,
+        {{ sweep_series_key('runs', 'driver.message_bytes') }} as series_key,
         runs.study,
         runs.configuration,
         runs.scenario,
