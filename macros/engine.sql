@@ -125,16 +125,18 @@
     format_number(cast({{ expr }} as double), {{ decimals }})
 {%- endmacro %}
 
-{% macro mqcap_format_signed_pct(expr) -%}
-    {{ return(adapter.dispatch('mqcap_format_signed_pct', 'mqcap')(expr) if adapter is defined else default__mqcap_format_signed_pct(expr)) }}
+{% macro mqcap_format_signed_pct(expr, decimals=1) -%}
+    {{ return(adapter.dispatch('mqcap_format_signed_pct', 'mqcap')(expr, decimals) if adapter is defined else default__mqcap_format_signed_pct(expr, decimals)) }}
 {%- endmacro %}
 
-{% macro default__mqcap_format_signed_pct(expr) -%}
-    format('{:+.1f}%', cast({{ expr }} as double))
+{#- fmt has no sign together with a thousands separator: the sign is written first. -#}
+{% macro default__mqcap_format_signed_pct(expr, decimals) -%}
+    case when cast({{ expr }} as double) < 0 then '-' else '+' end
+    || format('{:,.{{ decimals }}f}%', abs(cast({{ expr }} as double)))
 {%- endmacro %}
 
-{% macro spark__mqcap_format_signed_pct(expr) -%}
-    format_string('%+.1f%%', cast({{ expr }} as double))
+{% macro spark__mqcap_format_signed_pct(expr, decimals) -%}
+    format_string('%+,.{{ decimals }}f%%', cast({{ expr }} as double))
 {%- endmacro %}
 
 {#-
@@ -242,4 +244,17 @@
     nothing, so its rows find no pair either way. -#}
 {% macro spark__mqcap_hours(start, end) -%}
     explode(sequence({{ mqcap_hour(start) }}, {{ mqcap_hour(end) }}))
+{%- endmacro %}
+
+{#- Every match of `pattern` replaced (DuckDB replaces the first without the 'g' option). -#}
+{% macro mqcap_regexp_replace_all(expr, pattern, replacement) -%}
+    {{ return(adapter.dispatch('mqcap_regexp_replace_all', 'mqcap')(expr, pattern, replacement) if adapter is defined else default__mqcap_regexp_replace_all(expr, pattern, replacement)) }}
+{%- endmacro %}
+
+{% macro default__mqcap_regexp_replace_all(expr, pattern, replacement) -%}
+    regexp_replace({{ expr }}, {{ pattern }}, {{ replacement }}, 'g')
+{%- endmacro %}
+
+{% macro spark__mqcap_regexp_replace_all(expr, pattern, replacement) -%}
+    regexp_replace({{ expr }}, {{ pattern }}, {{ replacement }})
 {%- endmacro %}

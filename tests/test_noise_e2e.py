@@ -305,24 +305,39 @@ def test_compare_refuses_what_it_cannot_compare(built, tmp_path):
 
 
 def test_findings_report_no_change_from_inside_the_noise(built):
-    # Every largest_change finding of a replicated study comes from a set whose change is
-    # significant; in `noisy` (0.5% inside 5% noise, no set differs) there is none at all.
-    rows = _rows(
-        built,
-        "select f.study, f.measure, c.verdict from marts.fct_findings f "
-        "join marts.dim_run_set s on f.subject = s.run_key "
-        "left join marts.fct_replicate_comparison c on c.set_key = s.set_key "
-        "and c.measure = f.measure and c.subject = 'TOTAL' "
-        "where f.kind = 'largest_change' and f.study in ('history', 'noisy') order by all",
-    )
-    assert [r["study"] for r in rows if r["study"] == "noisy"] == []
-    assert rows == [{"study": "history", "measure": "cpu_us_per_txn", "verdict": "better"}]
+    # `noisy` (0.5% inside 5% noise): no set differs, so no pair finding at all; `history`
+    # leads with its change point, named by the builds on either side, as the mart found it.
     noisy = _rows(
         built,
         "select count(*) as n from marts.fct_replicate_comparison "
         "where study = 'noisy' and verdict <> 'no significant change'",
     )
     assert noisy == [{"n": 0}]
+    assert (
+        _rows(
+            built,
+            "select kind, count(*) as n from marts.fct_findings where study = 'noisy' "
+            "and kind = 'pair_change' group by kind",
+        )
+        == []
+    )
+    (cp,) = _rows(
+        built,
+        "select pct_change, history_label_before, history_label_after, configuration "
+        "from marts.fct_change_points where study = 'history' and subject = 'TOTAL'",
+    )
+    first = _rows(
+        built,
+        "select kind, sentence, section_anchor from marts.fct_findings "
+        "where study = 'history' order by finding_rank",
+    )
+    assert first[0]["kind"] == "change_point" and first[0]["section_anchor"] == "sec-changes"
+    totals = [f for f in first if f["kind"] == "change_point" and "(" in f["sentence"]]
+    assert (
+        "CPU per transaction changes between b06 and b07: "
+        f"{cp['pct_change']:+.1f}% ({cp['configuration']})."
+    ) in [f["sentence"] for f in totals]
+    assert (cp["history_label_before"], cp["history_label_after"]) == ("b06", "b07")
 
 
 def test_report_section_what_changed(built):

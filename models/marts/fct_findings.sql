@@ -1,23 +1,29 @@
--- One row per study x finding: what a reader should know first, as a sentence with its numbers
--- (all computed here from the marts), ranked by size and certainty. Kinds, in report order:
---   max_rate_change      thread sweeps, per configuration: the mean, lowest and highest % change
---                        of maximum throughput against the baseline configuration over the
---                        series (fct_sweep_summary), and the series with the largest change;
---   latency_change       the same for the single-thread round trip;
---   target_not_sustained a run achieving less than the sustained threshold of its target rate
---                        (fct_rate_target), with its XQTIME p95;
---   largest_change       per measure (rate, round trip, CPU per transaction in total, XQTIME
---                        p95), the run with the largest % change against its baseline run
---                        (fct_comparison; rate and round trip only for studies without a sweep;
---                        never a run whose replicate set shows no significant change);
---   saturation           per configuration of a thread sweep: its highest maximum, where it
---                        is reached, and in how many series the last doubling adds < 5%;
---   cost_per_kb          fitted CPU per transaction against message size (fct_fit, R-squared
---                        at least 0.9): the cost of each further KB.
--- magnitude is the size in percent (|% change|, shortfall against target, share of the cost
--- that grows with size at the largest size, last-doubling gain for saturation); certainty is
--- 1 for measured comparisons and R-squared for fits. finding_rank orders by kind then
--- magnitude x certainty.
+-- One row per study x finding: the answer to the study's question, as sentences with their
+-- numbers (all computed here from the marts), in the order a reader needs them. What the
+-- question is comes from the study's shape (fct_study_shape) and the comparisons its runs
+-- declare (run.yaml `baseline:`, dim_configuration):
+--   change_point          builds or versions: each change point (fct_change_points) per history
+--                         step and measure, with how many series show it and by how much;
+--   sweep_headline        thread sweeps: per variant configuration and group (scenario x
+--                         hardware model), maximum throughput and single-thread round trip
+--                         against the series the runs name as baseline (fct_sweep_summary),
+--                         the mean and range over message sizes and persistence;
+--   target_not_sustained  rate targets: a run achieving less than the sustained threshold, with
+--                         the backlog evidence judged by growth and by level (fct_rate_target);
+--   key_step              channel starts over key strengths: start time and CHIN cost per
+--                         channel per step to the next stronger key (fct_channel_start_key_steps);
+--   pair_change           other request/reply and streaming studies: per declared pair
+--                         (configuration, its baseline, the labels that vary within it) the round
+--                         trip and CPU per transaction against the baseline at the smallest and
+--                         the largest message size (fct_comparison; never from a replicate set
+--                         whose difference is inside the noise);
+--   saturation            thread sweeps: in how many series throughput stops growing, and the
+--                         highest throughput reached;
+--   cost_per_kb           fitted CPU per transaction against message size (fct_fit, R-squared
+--                         at least 0.9): one finding per configuration with its baseline's figures.
+-- finding_rank orders by kind, then magnitude (|% change| or shortfall); the report shows the
+-- first eight (is_headline) and the others after them.
+{% set headline_count = 8 %}
 with sweep as (
     select * from {{ ref('fct_sweep_summary') }}
 ),
@@ -42,101 +48,150 @@ runs as (
     select * from {{ ref('int_runs') }}
 ),
 
-sweep_by_config as (
-    -- Per non-baseline configuration: the spread of its % changes over the sweep series and
-    -- the series with the largest change (ties: the first series key).
+run_sets as (
+    select * from {{ ref('int_run_sets') }}
+),
+
+change_points as (
+    select * from {{ ref('fct_change_points') }}
+),
+
+key_steps as (
+    select * from {{ ref('fct_channel_start_key_steps') }}
+),
+
+-- ---------------------------------------------------------------------------- change points
+change_steps as (
+    select
+        study,
+        history_label_before,
+        history_label_after,
+        min(history_order_after) as history_order_after,
+        measure,
+        subject,
+        max(unit) as unit,
+        count(*) as series,
+        avg(pct_change) as pct_mean,
+        min(pct_change) as pct_low,
+        max(pct_change) as pct_high,
+        min(configuration) as configuration
+    from change_points
+    where pct_change is not null
+    group by study, history_label_before, history_label_after, measure, subject
+),
+
+change_point as (
+    select
+        study,
+        'change_point' as kind,
+        1 as kind_order,
+        {{ capitalized(measure_text('measure', 'subject')) }} || ' changes between '
+        || history_label_before || ' and ' || history_label_after || ': '
+        || {{ pct_text('pct_mean') }}
+        || case
+            when series > 1
+                then
+                    ' on average over ' || cast(series as {{ dbt.type_string() }}) || ' series ('
+                    || {{ pct_text('pct_low') }} || ' to ' || {{ pct_text('pct_high') }} || ')'
+            else ' (' || configuration || ')'
+        end
+        || '.' as sentence,
+        pct_mean as value,
+        'percent' as unit,
+        abs(pct_mean) as magnitude,
+        'sec-changes' as section_anchor,
+        configuration,
+        measure,
+        history_label_after as subject
+    from change_steps
+),
+
+-- ---------------------------------------------------------------------- thread-sweep headline
+sweep_groups as (
     select
         study,
         configuration,
         max(baseline_configuration) as baseline_configuration,
+        scenario,
+        hardware_model,
         count(max_rate_pct_change) as rate_series,
+        avg(max_rate_pct_change) as rate_pct_mean,
         min(max_rate_pct_change) as rate_pct_low,
         max(max_rate_pct_change) as rate_pct_high,
-        avg(max_rate_pct_change) as rate_pct_mean,
-        {{ mqcap_arg_min(
-            'series_key',
-            'case when max_rate_pct_change is not null then '
-            ~ mqcap_row_value(['-abs(max_rate_pct_change)', 'series_key']) ~ ' end'
-        ) }} as rate_series_key,
         count(single_thread_round_trip_pct_change) as latency_series,
+        avg(single_thread_round_trip_pct_change) as latency_pct_mean,
         min(single_thread_round_trip_pct_change) as latency_pct_low,
-        max(single_thread_round_trip_pct_change) as latency_pct_high,
-        avg(single_thread_round_trip_pct_change) as latency_pct_mean
+        max(single_thread_round_trip_pct_change) as latency_pct_high
     from sweep
-    where not is_baseline
-    group by study, configuration
+    where baseline_series_key is not null
+    group by study, configuration, scenario, hardware_model
 ),
 
-max_rate_change as (
-    select
-        sweep_by_config.study,
-        'max_rate_change' as kind,
-        1 as kind_order,
-        'Maximum throughput of ' || sweep_by_config.configuration || ' against '
-        || sweep_by_config.baseline_configuration || ': '
-        || {{ pct_text('sweep_by_config.rate_pct_mean') }} || ' on average over '
-        || cast(sweep_by_config.rate_series as string) || ' series (from '
-        || {{ pct_text('sweep_by_config.rate_pct_low') }} || ' to '
-        || {{ pct_text('sweep_by_config.rate_pct_high') }} || '); at '
-        || {{ size_text('top.message_bytes') }} || {{ where_text('top.scenario', 'top.hardware_model') }}
-        || ' ' || {{ num_text('top.max_rate_per_s') }} || '/s with '
-        || cast(top.threads_at_max as string) || ' threads against '
-        || {{ num_text('top.baseline_max_rate_per_s') }} || '/s with '
-        || cast(top.baseline_threads_at_max as string) || ' threads.' as sentence,
-        sweep_by_config.rate_pct_mean as value,
-        'percent' as unit,
-        abs(sweep_by_config.rate_pct_mean) as magnitude,
-        1.0 as certainty,
-        'sec-thread-sweep' as section_anchor,
-        sweep_by_config.configuration,
-        'max_rate_per_s' as measure,
-        sweep_by_config.configuration as subject
-    from sweep_by_config
-    inner join sweep as top on sweep_by_config.rate_series_key = top.series_key
-    where sweep_by_config.rate_series > 0
-),
-
-latency_change as (
+sweep_headline as (
     select
         study,
-        'latency_change' as kind,
+        'sweep_headline' as kind,
         2 as kind_order,
-        'Single-thread round trip of ' || configuration || ' against '
-        || baseline_configuration || ': ' || {{ pct_text('latency_pct_mean') }}
-        || ' on average over ' || cast(latency_series as string) || ' series (from '
-        || {{ pct_text('latency_pct_low') }} || ' to '
-        || {{ pct_text('latency_pct_high') }} || ').' as sentence,
-        latency_pct_mean as value,
+        coalesce(nullif({{ group_text('scenario', 'hardware_model') }}, '') || ': ', '')
+        || configuration || ' against ' || baseline_configuration || ', maximum throughput '
+        || {{ pct_text('rate_pct_mean') }}
+        || case
+            when rate_series > 1 and {{ pct_text('rate_pct_low') }} <> {{ pct_text('rate_pct_high') }}
+                then
+                    ' (' || {{ pct_text('rate_pct_low') }} || ' to ' || {{ pct_text('rate_pct_high') }}
+                    || ' over ' || cast(rate_series as {{ dbt.type_string() }}) || ' message sizes)'
+            else ''
+        end
+        || coalesce(
+            ', single-thread round trip ' || {{ pct_text('latency_pct_mean') }}
+            || case
+                when
+                    latency_series > 1
+                    and {{ pct_text('latency_pct_low') }} <> {{ pct_text('latency_pct_high') }}
+                    then
+                        ' (' || {{ pct_text('latency_pct_low') }} || ' to '
+                        || {{ pct_text('latency_pct_high') }} || ')'
+                else ''
+            end,
+            ''
+        )
+        || '.' as sentence,
+        rate_pct_mean as value,
         'percent' as unit,
-        abs(latency_pct_mean) as magnitude,
-        1.0 as certainty,
+        abs(rate_pct_mean) as magnitude,
         'sec-thread-sweep' as section_anchor,
         configuration,
-        'single_thread_round_trip_us' as measure,
-        configuration as subject
-    from sweep_by_config
-    where latency_series > 0
+        'max_rate_per_s' as measure,
+        coalesce(nullif({{ group_text('scenario', 'hardware_model') }}, ''), '-') as subject
+    from sweep_groups
+    where rate_series > 0
 ),
 
+-- -------------------------------------------------------------------------- rate targets
 unsustained as (
     select
         study,
         'target_not_sustained' as kind,
         3 as kind_order,
         configuration || ' at ' || {{ size_text('message_bytes') }}
-        || {{ where_text('scenario', 'hardware_model') }} || ' does not sustain the target of '
+        || coalesce(', ' || nullif({{ group_text('scenario', 'hardware_model') }}, ''), '')
+        || ' does not sustain the target of '
         || {{ num_text('target_rate_per_s') }} || '/s: ' || {{ num_text('achieved_rate_per_s') }}
         || '/s achieved (' || {{ num_text('achieved_pct', 1) }} || '% of target, below '
         || {{ num_text('sustained_threshold_pct') }} || '%)'
         || coalesce(
-            '; XQTIME p95 ' || {{ num_text('xqtime_p95_us') }} || ' µs'
-            || case when backlog_growing then ', growing during the run' else '' end, ''
+            '; XQTIME p95 ' || {{ duration_text('xqtime_p95_us') }}
+            || case
+                when backlog = 'growing' then ', growing during the run: a backlog builds'
+                when backlog = 'standing' then ', a standing backlog (messages wait a second or more)'
+                else ', not growing'
+            end,
+            '; no XQTIME captured: the backlog is unknown'
         )
         || '.' as sentence,
         achieved_pct as value,
         'percent of target' as unit,
         100 - achieved_pct as magnitude,
-        1.0 as certainty,
         'sec-rate-target' as section_anchor,
         configuration,
         'achieved_pct' as measure,
@@ -145,6 +200,67 @@ unsustained as (
     where not sustained
 ),
 
+-- -------------------------------------------------------------------- channel start key steps
+steps as (
+    select
+        study,
+        replace(
+            coalesce(from_key_strength, cast(from_key_bits as {{ dbt.type_string() }}) || '-bit'),
+            '_', ' '
+        ) as from_key,
+        replace(
+            coalesce(to_key_strength, cast(to_key_bits as {{ dbt.type_string() }}) || '-bit'),
+            '_', ' '
+        ) as to_key,
+        min(from_key_bits) as from_bits,
+        count(*) as ciphers,
+        avg(time_increase_pct) as time_pct_mean,
+        min(time_increase_pct) as time_pct_low,
+        max(time_increase_pct) as time_pct_high,
+        avg(chin_cost_increase_pct) as chin_pct_mean
+    from key_steps
+    where time_increase_pct is not null
+    group by
+        study,
+        replace(
+            coalesce(from_key_strength, cast(from_key_bits as {{ dbt.type_string() }}) || '-bit'),
+            '_', ' '
+        ),
+        replace(
+            coalesce(to_key_strength, cast(to_key_bits as {{ dbt.type_string() }}) || '-bit'),
+            '_', ' '
+        )
+),
+
+key_step as (
+    select
+        study,
+        'key_step' as kind,
+        4 as kind_order,
+        'Channel start time from ' || from_key || ' to ' || to_key || ' keys: '
+        || {{ pct_text('time_pct_mean') }}
+        || case
+            when ciphers > 1
+                then
+                    ' on average over ' || cast(ciphers as {{ dbt.type_string() }}) || ' ciphers ('
+                    || {{ pct_text('time_pct_low') }} || ' to ' || {{ pct_text('time_pct_high') }}
+                    || ')'
+            else ''
+        end
+        || coalesce('; CHIN CPU per channel ' || {{ pct_text('chin_pct_mean') }}, '')
+        || '.' as sentence,
+        time_pct_mean as value,
+        'percent' as unit,
+        -- Steps in key order, whatever their size: the reader follows the keys up.
+        1000000.0 - from_bits as magnitude,
+        'sec-starts' as section_anchor,
+        cast(null as {{ dbt.type_string() }}) as configuration,
+        'time_per_channel_us' as measure,
+        from_key || ' -> ' || to_key as subject
+    from steps
+),
+
+-- ------------------------------------------------------------------------- declared pairs
 sweep_studies as (
     select study from shapes
     where shape = 'thread_sweep'
@@ -162,15 +278,39 @@ inside_noise as (
     where noise.verdict = 'no significant change'
 ),
 
-changes as (
+pair_runs as (
+    -- What a pair varies along: message size between configurations; within one
+    -- configuration (runs naming runs of their own configuration) the recipients or threads
+    -- that differ from the baseline run's.
     select
         comparison.*,
-        row_number() over (
-            partition by comparison.study, comparison.measure
-            order by abs(comparison.pct_change) desc, comparison.run_key
-        ) as pick
+        coalesce(run_sets.point_labels, '') as point_labels,
+        case
+            when comparison.configuration <> comparison.baseline_configuration then 'size'
+            when coalesce(variant.recipients, -1) <> coalesce(base.recipients, -1) then 'recipients'
+            when coalesce(variant.threads, -1) <> coalesce(base.threads, -1) then 'threads'
+            else 'size'
+        end as x_kind,
+        case
+            when comparison.configuration <> comparison.baseline_configuration
+                then comparison.message_bytes
+            when coalesce(variant.recipients, -1) <> coalesce(base.recipients, -1) then variant.recipients
+            when coalesce(variant.threads, -1) <> coalesce(base.threads, -1) then variant.threads
+            else comparison.message_bytes
+        end as x_value,
+        case
+            when comparison.configuration = comparison.baseline_configuration
+                then
+                    case
+                        when coalesce(variant.recipients, -1) <> coalesce(base.recipients, -1)
+                            then base.recipients
+                        when coalesce(variant.threads, -1) <> coalesce(base.threads, -1) then base.threads
+                    end
+        end as base_x_value
     from comparison
-    inner join runs as compared on comparison.run_key = compared.run_key
+    inner join runs as variant on comparison.run_key = variant.run_key
+    inner join runs as base on comparison.baseline_run_key = base.run_key
+    inner join run_sets on comparison.run_key = run_sets.run_key
     left join sweep_studies on comparison.study = sweep_studies.study
     left join inside_noise
         on
@@ -180,140 +320,254 @@ changes as (
     where
         comparison.pct_change is not null
         and inside_noise.run_key is null
-        -- channel start/stop runs have their own measures (time and CPU per channel)
-        and compared.workload_type not in ('channel_start', 'channel_stop')
+        and sweep_studies.study is null
+        and variant.workload_type not in ('channel_start', 'channel_stop')
         and (
-            comparison.measure = 'xqtime_short_p95_us'
+            comparison.measure = 'round_trip_us'
             or (comparison.measure = 'cpu_us_per_txn' and comparison.subject = 'TOTAL')
-            or (
-                comparison.measure in ('rate_per_s', 'round_trip_us')
-                and sweep_studies.study is null
-            )
         )
 ),
 
-largest_change as (
-    select
-        changes.study,
-        'largest_change' as kind,
-        4 as kind_order,
-        case changes.measure
-            when 'rate_per_s' then 'Achieved rate'
-            when 'round_trip_us' then 'Round-trip time'
-            when 'cpu_us_per_txn' then 'CPU per transaction (all address spaces)'
-            when 'xqtime_short_p95_us' then 'XQTIME p95'
-        end
-        || ' changes most for ' || changes.configuration || ' at '
-        || {{ size_text('changes.message_bytes') }}
-        || {{ where_text('runs.scenario', 'runs.hardware_model') }} || ': '
-        || {{ pct_text('changes.pct_change') }} || ' ('
-        || {{ num_text('changes.variant_value', 1) }} || ' against '
-        || {{ num_text('changes.baseline_value', 1) }} || ' '
-        || case changes.measure
-            when 'rate_per_s' then '/s'
-            when 'cpu_us_per_txn' then 'CPU µs'
-            else 'µs'
-        end
-        || ' for ' || changes.baseline_configuration || ').' as sentence,
-        changes.pct_change as value,
-        'percent' as unit,
-        abs(changes.pct_change) as magnitude,
-        1.0 as certainty,
-        case
-            when changes.measure = 'cpu_us_per_txn' then 'sec-cost'
-            when changes.measure = 'xqtime_short_p95_us' then 'sec-channels'
-            else 'sec-comparison'
-        end as section_anchor,
-        changes.configuration,
-        changes.measure,
-        changes.run_key as subject
-    from changes
-    inner join runs on changes.run_key = runs.run_key
-    where changes.pick = 1
-),
-
-saturation_by_config as (
-    -- The top series: the highest peak rate (ties: the first series key); its figures together.
+pair_points as (
+    -- Per declared pair (configuration, baseline configuration, labels varying within the
+    -- configuration), measure and point along x: the mean % change of its runs.
     select
         study,
         configuration,
+        baseline_configuration,
+        point_labels,
+        x_kind,
+        max(base_x_value) as base_x_value,
+        measure,
+        x_value,
+        avg(pct_change) as pct_change
+    from pair_runs
+    group by study, configuration, baseline_configuration, point_labels, x_kind, measure, x_value
+),
+
+pair_measures as (
+    select
+        study,
+        configuration,
+        baseline_configuration,
+        point_labels,
+        x_kind,
+        max(base_x_value) as base_x_value,
+        measure,
+        count(*) as points,
+        min(x_value) as small_x,
+        max(x_value) as large_x,
+        {{ mqcap_arg_min('pct_change', 'x_value') }} as small_pct,
+        {{ mqcap_arg_max('pct_change', 'x_value') }} as large_pct,
+        max(abs(pct_change)) as largest_abs_pct
+    from pair_points
+    group by study, configuration, baseline_configuration, point_labels, x_kind, measure
+),
+
+pair_texts as (
+    select
+        *,
+        {{ measure_text('measure', "'TOTAL'") }} || ' '
+        || case
+            when points > 1
+                then
+                    {{ pct_text_fine('small_pct') }} || ' at ' || {{ x_text('x_kind', 'small_x') }}
+                    || ' to ' || {{ pct_text_fine('large_pct') }} || ' at '
+                    || {{ x_text('x_kind', 'large_x') }}
+            else
+                {{ pct_text_fine('small_pct') }}
+                || coalesce(' at ' || {{ x_text('x_kind', 'small_x') }}, '')
+        end as piece
+    from pair_measures
+),
+
+pair_change as (
+    select
+        study,
+        'pair_change' as kind,
+        5 as kind_order,
+        configuration
+        || case
+            when point_labels <> ''
+                then
+                    ' ('
+                    || replace(
+                        {{ mqcap_regexp_replace_all(
+                            "replace(point_labels, 'tls_version=', 'TLS ')", "'[a-z0-9_]+='", "''"
+                        ) }},
+                        '; ', ', '
+                    )
+                    || ')'
+            else ''
+        end
+        || ' against '
+        || case
+            when configuration = baseline_configuration and max(base_x_value) is not null
+                then 'its runs at ' || {{ x_text('max(x_kind)', 'max(base_x_value)') }}
+            else baseline_configuration
+        end
+        || ': '
+        || {{ mqcap_string_agg('piece', "'; '", 'measure desc') }} || '.' as sentence,
+        max(case when measure = 'round_trip_us' then large_pct end) as value,
+        'percent' as unit,
+        max(largest_abs_pct) as magnitude,
+        max(case when measure = 'round_trip_us' then 'sec-comparison' else 'sec-cost' end)
+            as section_anchor,
+        configuration,
+        case when max(measure) = 'round_trip_us' then 'round_trip_us' else 'cpu_us_per_txn' end
+            as measure,
+        baseline_configuration || '|' || point_labels || '|' || x_kind as subject
+    from pair_texts
+    group by study, configuration, baseline_configuration, point_labels, x_kind
+),
+
+-- ----------------------------------------------------------------------------- saturation
+sweep_tops as (
+    select
+        study,
         count(*) as series,
         cast(sum(case when saturates then 1 else 0 end) as bigint) as saturating,
+        max(saturation_threshold_pct) as threshold_pct,
+        max(case when top_rank = 1 then configuration end) as top_configuration,
         max(case when top_rank = 1 then max_rate_per_s end) as top_rate_per_s,
         max(case when top_rank = 1 then threads_at_max end) as top_threads,
         max(case when top_rank = 1 then message_bytes end) as top_message_bytes,
         max(case when top_rank = 1 then scenario end) as top_scenario,
-        max(case when top_rank = 1 then hardware_model end) as top_hardware_model,
-        max(saturation_threshold_pct) as threshold_pct,
-        avg(last_doubling_gain_pct) as mean_last_doubling_gain_pct
+        max(case when top_rank = 1 then hardware_model end) as top_hardware_model
     from (
         select
             *,
             row_number() over (
-                partition by study, configuration
-                order by max_rate_per_s desc nulls last, series_key asc
+                partition by study order by max_rate_per_s desc nulls last, series_key asc
             ) as top_rank
         from sweep
     ) as ranked
-    group by study, configuration
+    group by study
 ),
 
 saturation as (
     select
         study,
         'saturation' as kind,
-        5 as kind_order,
-        configuration || ' peaks at ' || {{ num_text('top_rate_per_s') }} || '/s with '
-        || cast(top_threads as string) || ' threads (' || {{ size_text('top_message_bytes') }}
-        || {{ where_text('top_scenario', 'top_hardware_model') }} || '); the last doubling of threads adds less than '
-        || {{ num_text('threshold_pct') }} || '% in ' || cast(saturating as string) || ' of '
-        || cast(series as string) || ' series.' as sentence,
+        6 as kind_order,
+        'Throughput stops growing (the last doubling of threads adds less than '
+        || {{ num_text('threshold_pct') }} || '%) in ' || cast(saturating as {{ dbt.type_string() }})
+        || ' of ' || cast(series as {{ dbt.type_string() }}) || ' series; the highest is '
+        || {{ num_text('top_rate_per_s') }} || '/s, ' || top_configuration || ' with '
+        || cast(top_threads as {{ dbt.type_string() }})
+        || case when top_threads = 1 then ' thread' else ' threads' end || ' ('
+        || {{ size_text('top_message_bytes') }}
+        || coalesce(', ' || nullif({{ group_text('top_scenario', 'top_hardware_model') }}, ''), '')
+        || ').' as sentence,
         cast(saturating as double) * 100 / series as value,
         'percent of series' as unit,
         cast(saturating as double) * 100 / series as magnitude,
-        1.0 as certainty,
         'sec-thread-sweep' as section_anchor,
-        configuration,
+        top_configuration as configuration,
         'saturates' as measure,
-        configuration as subject
-    from saturation_by_config
+        study as subject
+    from sweep_tops
 ),
 
-cost_per_kb as (
+-- ------------------------------------------------------------------------- fitted cost per KB
+size_fits as (
     select
         study,
-        'cost_per_kb' as kind,
-        6 as kind_order,
-        'Fitted CPU per transaction of ' || configuration
-        || coalesce(' (' || nullif(regexp_extract(held_constant, 'cipher=([^,]+)', 1), '-') || ')', '')
-        || ': '
-        || {{ num_text('slope_a * 1024', 1) }} || ' µs per further KB plus '
-        || {{ num_text('intercept_b', 1) }} || ' µs (R² ' || {{ num_text('r_squared', 3) }}
-        || ', ' || cast(n_points as string) || ' points, '
-        || {{ size_text('cast(min_x as bigint)') }} || ' to ' || {{ size_text('cast(max_x as bigint)') }}
-        || ').' as sentence,
-        slope_a * 1024 as value,
-        'CPU microseconds per KB' as unit,
-        slope_a * max_x / nullif(slope_a * max_x + intercept_b, 0) * 100 as magnitude,
-        r_squared as certainty,
-        'sec-fits' as section_anchor,
         configuration,
-        'cpu_us_per_txn' as measure,
-        held_constant as subject
+        count(*) as fit_count,
+        min(slope_a * 1024) as kb_low,
+        max(slope_a * 1024) as kb_high,
+        min(r_squared) as min_r_squared,
+        max(slope_a * max_x / nullif(slope_a * max_x + intercept_b, 0) * 100) as size_share_pct
     from fits
     where
         x_name = 'message_bytes' and measure = 'cpu_us_per_txn' and subject = 'TOTAL'
         and r_squared >= 0.9
+    group by study, configuration
+),
+
+size_pairs as (
+    -- The configuration a configuration's runs are compared with across message sizes, when
+    -- they name one only (its fits are shown beside).
+    select
+        study,
+        configuration,
+        min(baseline_configuration) as baseline_configuration
+    from pair_runs
+    where x_kind = 'size' and configuration <> baseline_configuration
+    group by study, configuration
+    having count(distinct baseline_configuration) = 1
+),
+
+fit_pairs as (
+    select
+        size_fits.*,
+        base.configuration as baseline_configuration,
+        base.fit_count as baseline_fit_count,
+        base.kb_low as baseline_kb_low,
+        base.kb_high as baseline_kb_high
+    from size_fits
+    left join size_pairs
+        on
+            size_fits.study = size_pairs.study
+            and size_fits.configuration = size_pairs.configuration
+    left join size_fits as base
+        on
+            size_fits.study = base.study
+            and size_pairs.baseline_configuration = base.configuration
+),
+
+fit_baselines as (
+    -- A configuration shown beside its variant in that variant's finding has none of its own.
+    select distinct
+        study,
+        baseline_configuration as configuration
+    from fit_pairs
+    where baseline_configuration is not null
+),
+
+cost_per_kb as (
+    select
+        fit_pairs.study,
+        'cost_per_kb' as kind,
+        7 as kind_order,
+        'Fitted CPU per transaction of ' || fit_pairs.configuration || ' grows '
+        || {{ range_text('fit_pairs.kb_low', 'fit_pairs.kb_high', 1) }}
+        || ' µs per further KB'
+        || case
+            when fit_pairs.fit_count > 1
+                then ' over ' || cast(fit_pairs.fit_count as {{ dbt.type_string() }}) || ' fits'
+            else ''
+        end
+        || coalesce(
+            ', against ' || {{ range_text('fit_pairs.baseline_kb_low', 'fit_pairs.baseline_kb_high', 1) }}
+            || ' µs for ' || fit_pairs.baseline_configuration,
+            ''
+        )
+        || ' (R² at least ' || {{ num_text('fit_pairs.min_r_squared', 3) }} || ').' as sentence,
+        fit_pairs.kb_high as value,
+        'CPU microseconds per KB' as unit,
+        fit_pairs.size_share_pct as magnitude,
+        'sec-fits' as section_anchor,
+        fit_pairs.configuration,
+        'cpu_us_per_txn' as measure,
+        coalesce(fit_pairs.baseline_configuration, '-') as subject
+    from fit_pairs
+    left join fit_baselines
+        on fit_pairs.study = fit_baselines.study and fit_pairs.configuration = fit_baselines.configuration
+    where fit_baselines.configuration is null
 ),
 
 found as (
-    select * from max_rate_change
+    select * from change_point
     union all
-    select * from latency_change
+    select * from sweep_headline
     union all
     select * from unsustained
     union all
-    select * from largest_change
+    select * from key_step
+    union all
+    select * from pair_change
     union all
     select * from saturation
     union all
@@ -325,21 +579,22 @@ ranked as (
         *,
         row_number() over (
             partition by study
-            order by kind_order asc, magnitude * certainty desc nulls last, configuration asc, subject asc
+            order by kind_order asc, magnitude desc nulls last, configuration asc, subject asc
         ) as finding_rank
     from found
 )
 
 select
-    study || '|' || cast(finding_rank as string) as finding_key,
+    study || '|' || cast(finding_rank as {{ dbt.type_string() }}) as finding_key,
     study,
     finding_rank,
+    finding_rank <= {{ headline_count }} as is_headline,
     kind,
     sentence,
     value,
     unit,
     magnitude,
-    certainty,
+    1.0 as certainty,
     section_anchor,
     configuration,
     measure,

@@ -4,7 +4,11 @@
 -- queue, short-term figure) p95 and first/last snapshot over the run's channels; the backlog
 -- grows when the last snapshot's XQTIME is over twice the first's (xqtime_growth_ratio > 2);
 -- backlog_growing is NULL and backlog says "unknown: ..." when fewer than two snapshots
--- give XQTIME (no CHSTATUS captured), never a "no" nobody measured.
+-- give XQTIME (no CHSTATUS captured), never a "no" nobody measured. The level counts too: an
+-- XQTIME p95 of a second or more (backlog_level_us) means messages wait on the transmission
+-- queue longer than a second's worth of traffic takes to send, a standing backlog even when it
+-- does not grow (backlog 'standing').
+{% set backlog_level_us = 1000000 %}
 with driver as (
     select * from {{ ref('fct_driver_results') }}
 ),
@@ -70,10 +74,13 @@ select
     case
         when xqtime.xqtime_snapshots >= 2 then xqtime.xqtime_last_us > 2 * xqtime.xqtime_first_us
     end as backlog_growing,
+    {{ backlog_level_us }} as backlog_level_us,
+    xqtime.xqtime_p95_us >= {{ backlog_level_us }} as backlog_standing,
     case
         when xqtime.xqtime_snapshots is null then 'unknown: no XQTIME'
-        when xqtime.xqtime_snapshots < 2 then 'unknown: one XQTIME snapshot'
         when xqtime.xqtime_last_us > 2 * xqtime.xqtime_first_us then 'growing'
+        when xqtime.xqtime_p95_us >= {{ backlog_level_us }} then 'standing'
+        when xqtime.xqtime_snapshots < 2 then 'unknown: one XQTIME snapshot'
         else 'not growing'
     end as backlog
 from driver

@@ -264,6 +264,8 @@ class PipelineState:
     studies: list[str]  # studies with runs in the marts (empty before a build)
     marts_exist: bool
     unattributed: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
+    # (study, why) for a comparison the marts cannot decide (dim_study.baseline_problem)
+    undecided: list[tuple[str, str]] = field(default_factory=list)
     _fp: dict[str, str] = field(default_factory=dict)
 
     # -- raw rows -----------------------------------------------------------------------------
@@ -448,6 +450,8 @@ class PipelineState:
                 out.append(f"report {name} ({fmt}) {state}: `mqcap run` renders it")
         for path, why in self.unattributed:
             out.append(f"loaded but reaches no run: {path}: {why}")
+        for study, why in self.undecided:
+            out.append(f"study {study}: baseline undecided: {why}")
         return out
 
 
@@ -500,7 +504,23 @@ def pipeline_state(
         if marts_exist
         else []
     )
-    return PipelineState(settings, loaded, rows, studies, marts_exist, unattributed)
+    undecided: list[tuple[str, str]] = []
+    if marts_exist and _column_exists(con, "marts", "dim_study", "baseline_problem"):
+        undecided = con.execute(
+            "select study, baseline_problem from marts.dim_study "
+            "where baseline_problem is not null order by study"
+        ).fetchall()
+    return PipelineState(settings, loaded, rows, studies, marts_exist, unattributed, undecided)
+
+
+def _column_exists(con: duckdb.DuckDBPyConnection, schema: str, table: str, column: str) -> bool:
+    return bool(
+        con.execute(
+            "select count(*) from information_schema.columns "
+            "where table_schema = ? and table_name = ? and column_name = ?",
+            [schema, table, column],
+        ).fetchone()[0]
+    )
 
 
 # ----------------------------------------------------------------------------- check records

@@ -115,6 +115,23 @@ def size_label(size: object) -> str:
     return f"{n:,} bytes"
 
 
+def duration_label(us: object) -> str:
+    """A time given in microseconds, in the unit that reads (s, ms or µs, one decimal).
+
+    Example:
+        >>> [duration_label(v) for v in (16988153, 26647.5, 257.7, None)]
+        ['17.0 s', '26.6 ms', '257.7 µs', '–']
+    """
+    if us is None or us is pd.NA or (isinstance(us, float) and math.isnan(us)):
+        return "–"
+    v = float(us)
+    if abs(v) >= 1_000_000:
+        return f"{v / 1_000_000:,.1f} s"
+    if abs(v) >= 1_000:
+        return f"{v / 1_000:,.1f} ms"
+    return f"{v:,.1f} µs"
+
+
 def natural_sorted(values) -> list[str]:
     """Strings in natural order: the numbers inside compare as numbers.
 

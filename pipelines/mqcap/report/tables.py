@@ -11,7 +11,7 @@ import itertools
 
 import pandas as pd
 
-from mqcap.report.labels import KEY_STRENGTHS, ROLES, size_label
+from mqcap.report.labels import KEY_STRENGTHS, ROLES, duration_label, natural_sorted, size_label
 
 
 def cost_table(costs: pd.DataFrame) -> pd.DataFrame:
@@ -309,6 +309,102 @@ def sweep_summary_table(summary: pd.DataFrame, group_by: list[str]) -> pd.DataFr
     return out.reset_index(drop=True)
 
 
+def sweep_pivot_tables(
+    summary: pd.DataFrame, group_by: list[str]
+) -> list[tuple[str, pd.DataFrame]]:
+    """MP16's thread-sweep tables: one per group (scenario x model, as the study groups) and
+    baseline, message sizes down, maximum throughput and single-thread round trip of the
+    baseline and each variant across with their % changes. Only series compared with a
+    baseline (fct_sweep_summary.baseline_series_key, the declared pairs) appear; a baseline
+    never has a "+0.0%" row of its own. Returns (title, table) pairs, groups in natural order.
+
+    Example:
+        for title, df in sweep_pivot_tables(sweep_summary("encsweep"), ["scenario"]): ...
+    """
+    if summary.empty or "baseline_series_key" not in summary:
+        return []
+    compared = summary[summary["baseline_series_key"].notna()]
+    if compared.empty:
+        return []
+    dims = [d for d in [*group_by, "persistence"] if d in summary and summary[d].nunique() > 1]
+    order = (
+        summary.drop_duplicates("configuration").set_index("configuration")["sort_order"]
+        if "sort_order" in summary
+        else pd.Series(dtype=float)
+    )
+    keys = [*dims, "baseline_configuration"]
+    groups = compared.groupby(keys, dropna=False, sort=False, observed=True)
+    titled = []
+    for key, part in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        where = ", ".join(str(v) for v in key[:-1] if v is not None and not pd.isna(v))
+        baseline = str(key[-1])
+        variants = sorted(
+            part["configuration"].astype(str).unique(), key=lambda c: (order.get(c, 1e9), c)
+        )
+        rows = []
+        for size, at_size in sorted(part.groupby("message_bytes"), key=lambda kv: kv[0]):
+            by_cfg = at_size.set_index(at_size["configuration"].astype(str))
+            first = by_cfg.iloc[0]
+            row = {"Size": size_label(size).replace(" ", "\u00a0")}
+            row[f"{baseline} max /s"] = _num(first["baseline_max_rate_per_s"], 0)
+            for v in variants:
+                r = by_cfg.loc[v] if v in by_cfg.index else None
+                row[f"{v} max /s"] = _num(None if r is None else r["max_rate_per_s"], 0)
+                row[f"{_short(v, variants)}throughput %"] = _pct(
+                    None if r is None else r["max_rate_pct_change"]
+                )
+            row[f"{baseline} 1-thread"] = first["baseline_single_thread_round_trip_us"]
+            for v in variants:
+                r = by_cfg.loc[v] if v in by_cfg.index else None
+                row[f"{v} 1-thread"] = None if r is None else r["single_thread_round_trip_us"]
+                row[f"{_short(v, variants)}latency %"] = _pct(
+                    None if r is None else r["single_thread_round_trip_pct_change"]
+                )
+            rows.append(row)
+        title = (f"{where}: " if where else "") + ", ".join(variants) + f" against {baseline}"
+        table = pd.DataFrame(rows)
+        # One time unit for every round-trip column of the table, the one its smallest value
+        # reads in (MP16 prints one unit per column; µs up to ms, ms up to s).
+        times = [c for c in table.columns if c.endswith(" 1-thread")]
+        unit, div, places = _time_unit(table[times].to_numpy().ravel())
+        table = table.rename(columns={c: f"{c} {unit}" for c in times})
+        for c in times:
+            table[f"{c} {unit}"] = table[f"{c} {unit}"].map(
+                lambda v, d=div, p=places: _num(None if v is None or pd.isna(v) else v / d, p)
+            )
+        titled.append((where, title, table))
+    # Groups in natural order ("client" before "local", "M2002A" before "M2002B").
+    rank = {w: i for i, w in enumerate(natural_sorted({w for w, _, _ in titled}))}
+    titled.sort(key=lambda t: rank[t[0]])
+    return [(title, df) for _, title, df in titled]
+
+
+def _time_unit(values_us) -> tuple[str, float, int]:
+    """(unit, divisor, decimals) for microsecond values shown in one column: the unit the
+    smallest reads in as 1 or more, with three significant figures for it.
+
+    Example:
+        >>> _time_unit([380.0, 5280.0])
+        ('µs', 1.0, 0)
+        >>> _time_unit([16_988_153.0, 15_000_000.0])
+        ('s', 1000000.0, 1)
+    """
+    present = [float(v) for v in values_us if v is not None and not pd.isna(v) and v > 0]
+    if not present:
+        return "µs", 1.0, 0
+    low = min(present)
+    unit, div = ("s", 1e6) if low >= 1e6 else ("ms", 1e3) if low >= 1e3 else ("µs", 1.0)
+    scaled = low / div
+    places = 0 if scaled >= 100 else 1 if scaled >= 10 else 2
+    return unit, div, places
+
+
+def _short(variant: str, variants: list[str]) -> str:
+    # With one variant the % columns need no name; with several each says whose it is.
+    return "" if len(variants) == 1 else f"{variant} "
+
+
 def rate_target_table(targets: pd.DataFrame) -> pd.DataFrame:
     """Per rate-targeted run: target, achieved, achieved % of target, sustained or not (with the
     mart's threshold), XQTIME p95 and the backlog signal.
@@ -330,7 +426,8 @@ def rate_target_table(targets: pd.DataFrame) -> pd.DataFrame:
         }
     )
     if "xqtime_p95_us" in df:
-        out["XQTIME p95 µs"] = df["xqtime_p95_us"].map(_num)
+        # Scaled to the unit that reads: a standing backlog is seconds, a free flow µs.
+        out["XQTIME p95"] = df["xqtime_p95_us"].map(duration_label)
     # Worded by the mart (fct_rate_target.backlog): unknown where no XQTIME was captured.
     out["XQTIME backlog"] = df["backlog"]
     return out.reset_index(drop=True)

@@ -1,0 +1,243 @@
+"""The study model: what the user declared is what the report compares (README "The study
+model").
+
+The bundled encsweep scenario is generated twice: as written the old way (scenario and model
+in the configuration's name and in labels, per-run `baseline:`, no study.yaml) and with the
+run.yaml fields `scenario` / `hardware_model`. Both must give the same study: the same
+configurations, the same sweep pairs, the same findings sentences and the same report tables.
+The expected figures are computed from the generator's own run plans (the rates it wrote),
+never typed. A third study whose runs name baselines in two configurations while others name
+none cannot be decided: the marts say so, naming both candidates, and the run counts it as a
+problem (exit 1).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+
+import pytest
+
+from mqcap.build import build
+from mqcap.generate import generate, load_scenario
+from mqcap.generate.sweep import expand_sweep
+from mqcap.ingest import ingest
+from mqcap.ledger.steps import pipeline_state
+from mqcap.render import render_report
+from mqcap.settings import Settings
+
+from helpers import PROJECT, query
+
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("dbt")]
+
+SCENARIO = PROJECT / "data" / "scenarios" / "encsweep.yaml"
+FIELDS = "encfields"
+
+
+def _undecided_study(raw: Path) -> None:
+    """Runs of X name runs of A, runs of Y name runs of B, runs of Z name none: Z's
+    comparison would need the study's baseline, and A and B are both candidates."""
+    runs = {
+        "a1": ("A", None),
+        "b1": ("B", None),
+        "x1": ("X", "a1"),
+        "y1": ("Y", "b1"),
+        "z1": ("Z", None),
+    }
+    for run, (config, baseline) in runs.items():
+        folder = raw / "undecided" / run
+        folder.mkdir(parents=True)
+        text = (
+            f"study: undecided\nrun: {run}\nconfiguration: {config}\n"
+            "workload:\n  type: request_reply\n  message_bytes: 2048\n  threads: 1\n"
+        )
+        if baseline:
+            text += f"baseline: {baseline}\n"
+        (folder / "run.yaml").write_text(text)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    root = tmp_path_factory.mktemp("study_model")
+    raw = root / "raw"
+    raw.mkdir()
+    labels = load_scenario(SCENARIO)
+    fields = copy.deepcopy(labels)
+    fields["study"] = FIELDS
+    fields["thread_sweep"]["encoding"] = "fields"
+    generate(labels, raw)
+    generate(fields, raw)
+    _undecided_study(raw)
+    settings = Settings.load(
+        warehouse=root / "wh" / "warehouse.duckdb",
+        raw=raw,
+        reports_out=root / "out",
+        project_root=PROJECT,
+    )
+    report = ingest(settings)
+    assert report.set_aside == []
+    build(settings)
+    return settings
+
+
+def _both(settings: Settings, sql: str) -> tuple[list[tuple], list[tuple]]:
+    """``sql`` (with {study}) for each encoding, the study's name taken out of the rows."""
+    out = []
+    for study in ("encsweep", FIELDS):
+        rows = query(settings, sql.format(study=study))
+        out.append([tuple(str(v).replace(study, "<s>") for v in r) for r in rows])
+    return out[0], out[1]
+
+
+def test_the_old_encoding_reads_as_scenario_model_and_configuration(built):
+    rows = query(
+        built,
+        """select configuration, declared_configuration, scenario, hardware_model
+           from marts.dim_run where run_key = 'encsweep/client-m2002a-enc-2k-t1'""",
+    )
+    assert rows == [("encrypted", "client, M2002A, encrypted", "client", "M2002A")]
+    old, new = _both(
+        built,
+        """select configuration, is_baseline, baseline_configuration, compared_by
+           from marts.dim_configuration where study = '{study}' order by sort_order""",
+    )
+    # No intervals (mq-cph): configurations in name order.
+    assert (
+        old
+        == new
+        == [
+            ("encrypted", "False", "unencrypted", "run_baselines"),
+            ("unencrypted", "True", "None", "is_baseline"),
+        ]
+    )
+    old, new = _both(
+        built,
+        "select group_by_json, configuration_count from marts.dim_study where study = '{study}'",
+    )
+    assert old == new == [('["scenario","hardware_model"]', "2")]
+
+
+def _expected_headlines() -> dict[tuple[str, str], tuple[float, float]]:
+    """(scenario, model) -> (mean max-throughput % change over sizes, mean single-thread
+    round-trip % change), from the rates the generator wrote."""
+    plans = list(expand_sweep(load_scenario(SCENARIO)))
+    series: dict[tuple, dict[int, float]] = {}
+    for p in plans:
+        key = (p.config_key, p.labels["scenario"], p.labels["model"], p.workload["message_bytes"])
+        series.setdefault(key, {})[p.workload["threads"]] = float(p.rate_per_s)
+    out: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    for (feat, scen, model, size), curve in series.items():
+        if feat != "enc":
+            continue
+        base = series[("unenc", scen, model, size)]
+        rate = (max(curve.values()) - max(base.values())) / max(base.values()) * 100
+        # single-thread round trip = 1 / rate at one thread
+        rt = (base[1] - curve[1]) / curve[1] * 100
+        out.setdefault((scen, model), []).append((rate, rt))
+    return {
+        k: (sum(r for r, _ in v) / len(v), sum(t for _, t in v) / len(v)) for k, v in out.items()
+    }
+
+
+def test_findings_answer_per_scenario_and_model_against_the_declared_pairs(built):
+    old, new = _both(
+        built,
+        "select finding_rank, is_headline, kind, sentence from marts.fct_findings "
+        "where study = '{study}' order by finding_rank",
+    )
+    assert old == new
+    rows = query(
+        built,
+        "select kind, sentence, is_headline from marts.fct_findings "
+        "where study = 'encsweep' order by finding_rank",
+    )
+    assert len(rows) <= 8 and all(r[2] for r in rows)
+    headlines = [s for k, s, _ in rows if k == "sweep_headline"]
+    expected = _expected_headlines()
+    assert len(headlines) == len(expected) == 4
+    for (scen, model), (rate, rt) in expected.items():
+        (sentence,) = [s for s in headlines if s.startswith(f"{scen}, {model}: ")]
+        assert sentence.startswith(
+            f"{scen}, {model}: encrypted against unencrypted, maximum throughput {rate:+.1f}%"
+        ), sentence
+        assert f"single-thread round trip {rt:+.1f}%" in sentence, sentence
+    # Largest loss first: client connections on M2002A (-45%), then M2002B, then local.
+    assert headlines[0].startswith("client, M2002A:")
+    assert [k for k, _, _ in rows] == ["sweep_headline"] * 4 + ["saturation"]
+
+
+def test_sweep_summary_pairs_each_series_with_the_series_its_runs_name(built):
+    old, new = _both(
+        built,
+        """select configuration, scenario, hardware_model, message_bytes, is_baseline,
+                  baseline_series_key, baseline_source, round(max_rate_pct_change, 9),
+                  round(single_thread_round_trip_pct_change, 9)
+           from marts.fct_sweep_summary where study = '{study}' order by all""",
+    )
+    assert old == new and len(old) == 24
+    # No comparison of a baseline with itself; every variant against its own group.
+    for cfg, scen, model, size, is_base, base_key, source, rate, _rt in old:
+        if cfg == "unencrypted":
+            assert (is_base, base_key, rate) == ("True", "None", "None")
+        else:
+            assert base_key == f"<s>|unencrypted|{scen}|{model}|{size}|persistent"
+            assert source == "run_baselines"
+
+
+def test_reports_of_both_encodings_show_the_same_findings_and_tables(built):
+    env = {"MQCAP_WAREHOUSE": str(built.warehouse)}
+    qmd = PROJECT / "reports" / "study.qmd"
+    bodies = []
+    for study in ("encsweep", FIELDS):
+        paths = render_report(
+            qmd,
+            built.reports_out,
+            params={"study": study, "failed_checks": "[]"},
+            formats=("html",),
+            output_stem=study,
+            env=env,
+        )
+        page = paths["html"].read_text(encoding="utf-8")
+        start, end = page.index('id="sec-findings"'), page.index('id="sec-appendix"')
+        body = page[start:end]
+        # What differs by design: the study's name, the hosts' descriptions of runs.
+        body = body.replace(study, "<s>")
+        tables = re.findall(r"<table.*?</table>", body, flags=re.DOTALL)
+        items = re.findall(r"<li>(.*?)</li>", body[: body.index('id="sec-environment"')], re.S)
+        bodies.append((items, tables))
+    assert bodies[0] == bodies[1]
+    items, tables = bodies[0]
+    assert len(items) == 5
+    # MP16's layout: one table per scenario x model, sizes down, no "+0.0%" baseline rows.
+    sweep_tables = [t for t in tables if "Throughput %" in t]
+    assert len(sweep_tables) == 4
+    for t in sweep_tables:
+        assert "+0.0%" not in t
+        sizes = re.findall(r"<td[^>]*>(\d+)\s*(?:&nbsp;|\u00a0| )(KB)</td>", t)
+        assert [s for s, _ in sizes] == ["2", "20", "200"]
+
+
+def test_an_undecided_baseline_names_its_candidates_and_is_a_problem(built):
+    (problem,) = query(
+        built, "select baseline_problem from marts.dim_study where study = 'undecided'"
+    )[0:1]
+    assert problem[0] is not None
+    assert '"Z" name no baseline' in problem[0] and "(A, B)" in problem[0]
+    assert query(
+        built,
+        "select configuration, compared_by, baseline_configuration from marts.dim_configuration "
+        "where study = 'undecided' order by configuration",
+    ) == [
+        ("A", "is_baseline", None),
+        ("B", "is_baseline", None),
+        ("X", "run_baselines", "A"),
+        ("Y", "run_baselines", "B"),
+        ("Z", "undecided", None),
+    ]
+    problems = pipeline_state(built).problems(())
+    assert [p for p in problems if p.startswith("study undecided: baseline undecided: ")] == [
+        f"study undecided: baseline undecided: {problem[0]}"
+    ]
+    # The studies whose baselines are decided have none.
+    assert not [p for p in problems if "encsweep" in p]
