@@ -7,6 +7,7 @@ No dbt build and no kernel: every expected value follows from the frames written
 from __future__ import annotations
 
 import json
+import re
 
 import pandas as pd
 import pytest
@@ -127,8 +128,14 @@ def test_sweep_chart_has_numeric_threads_and_at_most_eight_lines_per_panel(sweep
     data, _ = ch.sweep_panels(sweep, ["scenario", "hardware_model"])
     lines = data.groupby("panel")["configuration"].nunique()
     assert lines.max() <= ch.MAX_LINES_PER_PANEL
+    assert (data.groupby("panel")["line"].nunique() == lines).all()  # one line per configuration
     # The legend follows the study's order, not the alphabet.
     assert spec["spec"]["encoding"]["color"]["scale"]["domain"] == ["Feature off", "Feature on"]
+    # Rates on a linear axis from zero (saturation shows as the curve flattening); four
+    # panels across, one row per scenario x model.
+    y = spec["spec"]["encoding"]["y"]
+    assert y.get("scale", {}).get("type") is None and y["scale"]["zero"] is True
+    assert spec["columns"] == 4
 
 
 def test_latency_throughput_chart_joins_points_in_thread_order(sweep_wh):
@@ -141,12 +148,172 @@ def test_latency_throughput_chart_joins_points_in_thread_order(sweep_wh):
     # or powers of ten, never a label per 1-2-5 step; rates labelled 20k, zero as 0.
     y = spec["spec"]["encoding"]["y"]
     rt = q.thread_sweep("appliance")["round_trip_us"]
-    assert y["scale"]["type"] == "log" and y["axis"]["values"] == ch.log_ticks(rt)
+    assert y["scale"]["type"] == "log"
+    steps = tuple(sorted({int(str(v)[0]) for v in y["axis"]["values"]}))
+    assert steps in [(1,), (1, 3), (1, 2, 5)] and y["axis"]["values"] == ch.log_ticks(rt, steps)
+    # As dense as the panel height allows, never so dense that labels touch.
+    assert ch.panel_log_steps(1.0, 150) == (1, 2, 5)
+    assert ch.panel_log_steps(2.0, 100) == (1, 3)
+    assert ch.panel_log_steps(5.0, 120) == (1,)
     assert ch.log_ticks(pd.Series([250.0, 4800.0])) == [100, 300, 1000, 3000, 10000]
     assert ch.log_ticks(pd.Series([5.0, 2.0e5])) == [1, 10, 100, 1000, 10000, 100000, 1000000]
     assert ch.log_ticks(pd.Series([150.0, 90000.0])) == [100, 1000, 10000, 100000]
     assert "format(datum.value, '~s')" in spec["spec"]["encoding"]["x"]["axis"]["labelExpr"]
     assert spec["spec"]["encoding"]["color"]["legend"]["orient"] == "top"
+
+
+def test_round_trip_against_threads_is_on_a_log_axis(sweep_wh):
+    # The single-thread round trip is a fraction of the saturated one: on a linear axis the
+    # difference between configurations at one thread is a pixel; on a log axis it shows.
+    sweep = q.thread_sweep("appliance")
+    colors = q.config_colors("appliance")
+    spec = ch.sweep_chart(sweep, "round_trip_us", colors, "F", ["scenario", "hardware_model"])
+    spec = spec.to_dict()
+    y = spec["spec"]["encoding"]["y"]
+    assert y["field"] == "round_trip_us" and y["scale"]["type"] == "log"
+    assert spec["spec"]["encoding"]["x"]["scale"] == {"type": "log", "base": 2, "nice": False}
+    assert "log scale" in spec["facet"]["title"]
+
+
+def _sixteen_configurations(sweep: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, str]]:
+    base = sweep[sweep["configuration"].astype(str) == "Feature off"]
+    names = [f"Configuration number {k:02d} with a long display name" for k in range(16)]
+    frames = [
+        base.assign(configuration=name, rate_per_s=base["rate_per_s"] * (1 + k / 20))
+        for k, name in enumerate(names)
+    ]
+    return pd.concat(frames), {n: lb.PALETTE[k % 20] for k, n in enumerate(names)}
+
+
+def test_sixteen_configurations_get_panels_of_at_most_eight_lines_and_a_whole_legend(sweep_wh):
+    sweep, colors = _sixteen_configurations(q.thread_sweep("appliance"))
+    group_by = ["scenario", "hardware_model"]
+    data, panels = ch.sweep_panels(sweep, group_by, colors)
+    lines = data.groupby("panel")["line"].nunique()
+    assert lines.max() <= ch.MAX_LINES_PER_PANEL
+    # Split evenly, the baseline in every panel so each compares with it.
+    assert set(lines) == {6}
+    baseline = next(iter(colors))
+    assert data.groupby("panel")["configuration"].apply(lambda c: baseline in set(c)).all()
+    assert (data.groupby(["panel", "configuration"])["threads"].nunique() == 10).all()
+    chart = ch.sweep_chart(sweep, "rate_per_s", colors, "F", group_by)
+    spec = chart.to_dict()
+    # Only combinations with data get a panel.
+    assert spec["facet"]["sort"] == panels and set(panels) == set(data["panel"])
+    legend = spec["spec"]["encoding"]["color"]["legend"]
+    assert legend["values"] == list(colors)  # every entry, none cut off
+    longest = max(ch.text_px(n) for n in colors)
+    assert legend["labelLimit"] >= longest
+    assert legend["symbolLimit"] > len(colors)
+    assert legend["columns"] * (longest + 30) <= ch.TEXT_WIDTH
+    assert ch.drawn_width(chart) <= ch.TEXT_WIDTH
+
+
+def test_a_label_that_varies_within_a_configuration_gets_its_own_panels(sweep_wh):
+    # group_by not declared: the scenarios and models still never join into one zigzag line.
+    data, panels = ch.sweep_panels(q.thread_sweep("appliance"), [])
+    assert len(panels) == 16
+    assert (data.groupby(["panel", "configuration"])["threads"].count() == 10).all()
+
+
+def _costs_over_decades() -> tuple[pd.DataFrame, dict[str, str]]:
+    # Totals from ~50 µs (1 KB) to ~60,000 µs (1 MB); the 4 KB size has one series only.
+    rows = []
+    spaces = {
+        "No TLS": {"MSTR": 10.0, "CHIN": 30.0, "TCPIP": 8.0},
+        "TLS": {"MSTR": 10.0, "CHIN": 200.0, "TCPIP": 40.0, "AMSM": 15.0, "APP": 5.0},
+    }
+    for size, factor in [(1024, 1), (4096, 2), (1 << 20, 240)]:
+        for k, (config, roles) in enumerate(spaces.items()):
+            if size == 4096 and config == "TLS":
+                continue
+            for role, us in {**roles, "OTHER": 3.0, "BATCH": 2.0}.items():
+                rows.append(
+                    {
+                        "run_id": f"r{k}-{size}",
+                        "configuration": config,
+                        "message_bytes": size,
+                        "role": role,
+                        "cpu_us_per_txn": us * factor,
+                        "series": config,
+                        "detail": "",
+                    }
+                )
+    return pd.DataFrame(rows), {"No TLS": "#4e79a7", "TLS": "#f28e2b"}
+
+
+def test_cost_chart_stacks_on_a_linear_axis_one_panel_per_size(sweep_wh):
+    costs, colors = _costs_over_decades()
+    spec = ch.cost_chart(costs, colors, "Figure 1: x").to_dict()
+    # Stacked segments only mean something from zero on a linear axis: no log scale at all.
+    assert '"log"' not in json.dumps(spec)
+    panels = spec["vconcat"]
+    assert [p["title"] for p in panels] == ["1 KB", "4 KB", "1 MB"]
+    datasets = spec["datasets"]
+    for panel, size in zip(panels, [1024, 4096, 1 << 20], strict=True):
+        bars, totals = panel["layer"]
+        x = bars["encoding"]["x"]
+        assert x["stack"] == "zero" and x["scale"] == {"type": "linear", "zero": True}
+        values = pd.DataFrame(datasets[bars["data"]["name"]])
+        assert set(values["message_bytes"]) == {size}
+        # Only the series measured at that size get a bar (4 KB: No TLS alone).
+        assert bars["encoding"]["y"]["sort"] == list(dict.fromkeys(values["series"]))
+        labels = pd.DataFrame(datasets[totals["data"]["name"]]).set_index("series")
+        expected = costs[costs["message_bytes"] == size].groupby("series")["cpu_us_per_txn"]
+        assert labels["total_us"].to_dict() == expected.sum().to_dict()
+    assert spec["resolve"]["scale"]["x"] == "independent"
+
+
+def test_address_spaces_get_distinct_colours_and_a_legend_that_shows_them(sweep_wh):
+    costs, colors = _costs_over_decades()
+    chart = ch.cost_chart(costs, colors, "Figure 1: x")
+    spec = chart.to_dict()
+    color = spec["vconcat"][0]["layer"][0]["encoding"]["color"]
+    assert color["field"] == "role"
+    roles = ["MSTR", "CHIN", "TCPIP", "AMSM", "APP", "OTHER", "BATCH"]
+    assert color["legend"]["values"] == roles  # MP16's stacking order, extra roles after
+    assert color["legend"]["labelLimit"] > max(ch.text_px(r) for r in roles)
+    # One colour per role, the same in every chart: MP16's roles first in a fixed domain.
+    assert color["scale"]["domain"][:6] == lb.ROLES and len(set(color["scale"]["domain"])) == 7
+    assert color["scale"]["scheme"] and "opacity" not in spec["vconcat"][0]["layer"][0]["encoding"]
+    # Drawn: seven distinct fills, none of them black or grey.
+    import vl_convert as vlc
+
+    svg = vlc.vegalite_to_svg(spec)
+    fills = {f.lower() for f in re.findall(r'fill="(#[0-9a-fA-F]{6})"', svg)}
+    coloured = {f for f in fills if len({f[1:3], f[3:5], f[5:7]}) > 1}
+    assert len(coloured) >= 7
+    # The channel start CPU chart stacks roles the same way.
+    starts = pd.DataFrame(
+        {
+            "run_id": ["a", "a", "b", "b"],
+            "series": ["No TLS", "No TLS", "TLS", "TLS"],
+            "detail": "",
+            "configuration": ["No TLS", "No TLS", "TLS", "TLS"],
+            "role": ["CHIN", "TCPIP"] * 2,
+            "cpu_us": [600.0, 20.0, 700.0, 300.0],
+        }
+    )
+    bars = ch.bar_chart(starts, "cpu_us", "CPU", colors, "F", stack_by="role").to_dict()
+    assert bars["encoding"]["color"]["field"] == "role"
+    assert bars["encoding"]["color"]["legend"]["values"] == ["CHIN", "TCPIP"]
+
+
+def test_every_chart_is_as_wide_as_the_text(sweep_wh):
+    sweep = q.thread_sweep("appliance")
+    colors = q.config_colors("appliance")
+    group_by = ["scenario", "hardware_model"]
+    costs, cost_colors = _costs_over_decades()
+    charts = {
+        "rate": ch.sweep_chart(sweep, "rate_per_s", colors, "F", group_by),
+        "round trip": ch.sweep_chart(sweep, "round_trip_us", colors, "F", group_by),
+        "knee": ch.latency_throughput_chart(sweep, colors, "F", group_by),
+        "tasks": ch.task_stack_chart(q.chinit_task_profile("appliance"), colors, "F"),
+        "cost": ch.cost_chart(costs, cost_colors, "Figure 1: " + "a long caption " * 30),
+    }
+    for name, chart in charts.items():
+        width = ch.drawn_width(chart)
+        assert ch.TEXT_WIDTH - 8 <= width <= ch.TEXT_WIDTH, (name, width)
 
 
 def _small_frames() -> dict[str, pd.DataFrame]:
@@ -292,11 +459,12 @@ def test_rate_target_table_flags_the_unsustained_run(stream_wh):
     rows = tb.rate_target_table(q.rate_targets("stream")).set_index("Run")
     assert rows.loc["ams", "Sustained"] == "NOT sustained"
     assert rows.loc["ams", "Achieved %"] == "72.0"
-    assert rows.loc["ams", "XQTIME p95 µs"] == "91,000"
+    # 91,000 µs, scaled to the unit that reads
+    assert rows.loc["ams", "XQTIME p95"] == "91.0 ms"
     assert rows.loc["ams", "XQTIME backlog"] == "growing"
     # No XQTIME captured: the mart says unknown, the table prints what the mart says.
     fast = rows.iloc[1]  # run "fast": configuration order, size, then run id
-    assert (fast["XQTIME backlog"], fast["XQTIME p95 µs"]) == ("unknown: no XQTIME", "–")
+    assert (fast["XQTIME backlog"], fast["XQTIME p95"]) == ("unknown: no XQTIME", "–")
     assert set(rows.loc[rows.index != "ams", "Sustained"]) == {"yes"}
     spec = ch.rate_target_chart(q.rate_targets("stream"), q.config_colors("stream"), "F").to_dict()
     assert spec["spec"]["layer"][1]["encoding"]["x"]["field"] == "target_rate_per_s"
@@ -312,15 +480,21 @@ def test_cost_delta_table_has_mq_subtotal_and_delta_rows(stream_wh):
     assert tb._pct(-5e-14) == "+0.0%"  # float noise never prints as -0.0
 
 
+def _task_rows(spec: dict) -> list[dict]:
+    # The task chart: one faceted row of panels per message size (one row alone, or a vconcat).
+    return spec.get("vconcat", [spec])
+
+
 def test_task_stack_chart_stacks_cpu_then_wait_per_task_type(stream_wh):
     spec = ch.task_stack_chart(
         q.chinit_task_profile("stream"), q.config_colors("stream"), "F"
     ).to_dict()
-    assert spec["facet"]["column"]["field"] == "task_type"
-    assert spec["facet"]["column"]["sort"] == ["dispatcher", "adapter"]  # mart's stack order
-    assert spec["facet"]["row"]["field"] == "size"
-    assert spec["spec"]["encoding"]["opacity"]["scale"]["domain"] == ["CPU", "Wait"]
-    assert spec["spec"]["encoding"]["y"]["field"] == "bar_label"
+    (row,) = _task_rows(spec)  # one message size: one row of panels
+    assert row["facet"]["column"]["field"] == "task_type"
+    assert row["facet"]["column"]["sort"] == ["dispatcher", "adapter"]  # mart's stack order
+    assert row["facet"]["column"]["title"] == "2 KB"
+    assert row["spec"]["encoding"]["opacity"]["scale"]["domain"] == ["CPU", "Wait"]
+    assert row["spec"]["encoding"]["y"]["field"] == "bar_label"
     values = spec["datasets"][next(iter(spec["datasets"]))]
     adapter = {
         (v["bar_label"], v["part"]): v["us_per_request"]
@@ -340,12 +514,13 @@ def test_task_chart_of_640_runs_draws_at_most_eight_bars_per_panel(sweep_wh):
     # 2 configurations x 4 variants (scenario, model) x 4 sizes x 2 task types; 20 runs each.
     assert len(profile) == 64 and set(profile["runs"]) == {20}
     spec = ch.task_stack_chart(profile, q.config_colors("appliance"), "F").to_dict()
-    values = pd.DataFrame(spec["datasets"][next(iter(spec["datasets"]))])
+    values = pd.concat(pd.DataFrame(v) for v in spec["datasets"].values())
     bars = values.groupby(["size", "task_type"])["bar_label"].nunique()
     assert len(bars) == 8 and bars.max() == 8 <= ch.MAX_LINES_PER_PANEL
-    assert spec["facet"]["row"]["sort"] == ["256 bytes", "2 KB", "20 KB", "100 KB"]
+    rows = _task_rows(spec)
+    assert [r["facet"]["column"]["title"] for r in rows] == ["256 bytes", "2 KB", "20 KB", "100 KB"]
     # Bars in the study's configuration order: Feature off's four variants first.
-    assert spec["spec"]["encoding"]["y"]["sort"][:4] == [
+    assert rows[0]["spec"]["encoding"]["y"]["sort"][:4] == [
         "Feature off · fire_and_forget, M2002A",
         "Feature off · fire_and_forget, M2002B",
         "Feature off · request_responder, M2002A",

@@ -33,6 +33,21 @@ pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("dbt")]
 
 SCENARIO = PROJECT / "data" / "scenarios" / "encsweep.yaml"
 FIELDS = "encfields"
+TOPOLOGY = "enctopology"
+
+
+def _label_group_study(fields: dict, raw: Path) -> None:
+    """The field-encoded study again, its hardware model written as a free label
+    (`topology`) the configurations vary within: a grouping mqcap knows nothing of."""
+    doc = copy.deepcopy(fields)
+    doc["study"] = TOPOLOGY
+    generate(doc, raw)
+    for manifest in (raw / TOPOLOGY).glob("*/run.yaml"):
+        text = manifest.read_text()
+        model = re.search(r'^hardware_model: "(\w+)"$', text, flags=re.M).group(1)
+        text = re.sub(r"^hardware_model: .*\n", "", text, flags=re.M)
+        text = text.replace("labels:\n", f'labels:\n  topology: "{model}"\n')
+        manifest.write_text(text)
 
 
 def _undecided_study(raw: Path) -> None:
@@ -68,6 +83,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     fields["thread_sweep"]["encoding"] = "fields"
     generate(labels, raw)
     generate(fields, raw)
+    _label_group_study(fields, raw)
     _undecided_study(raw)
     settings = Settings.load(
         warehouse=root / "wh" / "warehouse.duckdb",
@@ -165,6 +181,27 @@ def test_findings_answer_per_scenario_and_model_against_the_declared_pairs(built
     # Largest loss first: client connections on M2002A (-45%), then M2002B, then local.
     assert headlines[0].startswith("client, M2002A:")
     assert [k for k, _, _ in rows] == ["sweep_headline"] * 4 + ["saturation"]
+
+
+def test_a_label_that_varies_within_configurations_keeps_its_groups_apart(built):
+    # enctopology: the model as a free label. Its series stay apart (24, not 12 averaged
+    # over two models) and the findings name the same groups with the same figures.
+    assert query(
+        built,
+        "select count(*), count(distinct point_labels) from marts.fct_sweep_summary "
+        f"where study = '{TOPOLOGY}'",
+    ) == [(24, 2)]
+    fields = query(
+        built,
+        "select kind, sentence from marts.fct_findings "
+        f"where study = '{FIELDS}' and kind = 'sweep_headline' order by finding_rank",
+    )
+    topology = query(
+        built,
+        "select kind, sentence from marts.fct_findings "
+        f"where study = '{TOPOLOGY}' and kind = 'sweep_headline' order by finding_rank",
+    )
+    assert topology == fields and len(fields) == 4
 
 
 def test_sweep_summary_pairs_each_series_with_the_series_its_runs_name(built):

@@ -114,6 +114,10 @@ sweep_groups as (
         max(baseline_configuration) as baseline_configuration,
         scenario,
         hardware_model,
+        -- labels the group holds apart too (a topology): shown by their values
+        replace(
+            {{ mqcap_regexp_replace_all('point_labels', "'[a-z0-9_]+='", "''") }}, '; ', ', '
+        ) as group_labels,
         count(max_rate_pct_change) as rate_series,
         avg(max_rate_pct_change) as rate_pct_mean,
         min(max_rate_pct_change) as rate_pct_low,
@@ -124,7 +128,7 @@ sweep_groups as (
         max(single_thread_round_trip_pct_change) as latency_pct_high
     from sweep
     where baseline_series_key is not null
-    group by study, configuration, scenario, hardware_model
+    group by study, configuration, scenario, hardware_model, point_labels
 ),
 
 sweep_headline as (
@@ -132,7 +136,9 @@ sweep_headline as (
         study,
         'sweep_headline' as kind,
         2 as kind_order,
-        coalesce(nullif({{ group_text('scenario', 'hardware_model') }}, '') || ': ', '')
+        coalesce(
+            nullif(concat_ws(', ', scenario, hardware_model, group_labels), '') || ': ', ''
+        )
         || configuration || ' against ' || baseline_configuration || ', maximum throughput '
         || {{ pct_text('rate_pct_mean') }}
         || case
@@ -162,7 +168,8 @@ sweep_headline as (
         'sec-thread-sweep' as section_anchor,
         configuration,
         'max_rate_per_s' as measure,
-        coalesce(nullif({{ group_text('scenario', 'hardware_model') }}, ''), '-') as subject
+        coalesce(nullif(concat_ws(', ', scenario, hardware_model, group_labels), ''), '-')
+            as subject
     from sweep_groups
     where rate_series > 0
 ),

@@ -26,9 +26,11 @@ run_series as (
     -- Each run's series (fct_thread_sweep's key), for the declared pairs.
     select distinct
         driver.run_key,
-        {{ sweep_series_key('runs', 'driver.message_bytes') }} as series_key
+        {{ sweep_series_key('runs', 'driver.message_bytes', 'run_sets.point_labels') }}
+            as series_key
     from {{ ref('fct_driver_results') }} as driver
     inner join runs on driver.run_key = runs.run_key
+    inner join {{ ref('int_run_sets') }} as run_sets on driver.run_key = run_sets.run_key
     where
         driver.threads is not null
         and driver.rate_per_s is not null
@@ -69,6 +71,7 @@ series as (
         configuration,
         scenario,
         hardware_model,
+        point_labels,
         message_bytes,
         persistence,
         thread_points,
@@ -135,6 +138,7 @@ study_baseline_series as (
             and base.hardware_model is not distinct from series.hardware_model
             and base.message_bytes is not distinct from series.message_bytes
             and base.persistence is not distinct from series.persistence
+            and base.point_labels is not distinct from series.point_labels
     left join series_pairs on series.series_key = series_pairs.series_key
     left join pointed_series on series.series_key = pointed_series.series_key
     where series_pairs.series_key is null and pointed_series.series_key is null
@@ -201,6 +205,7 @@ select
     is_baseline,
     scenario,
     hardware_model,
+    point_labels,
     message_bytes,
     persistence,
     thread_points,

@@ -2,7 +2,8 @@
 -- x threads, for the series measured at 3+ thread counts (a thread or client sweep): the
 -- achieved rate and round trip (averaged over the runs at that point) and the run count.
 -- series_key names the series without the thread count (scenario, model, persistence shown
--- as '-' when a run does not give them).
+-- as '-' when a run does not give them); labels that vary within a configuration
+-- (int_run_sets.point_labels, e.g. a topology the study groups by) tell series apart too.
 with driver as (
     select * from {{ ref('fct_driver_results') }}
 ),
@@ -11,13 +12,19 @@ runs as (
     select * from {{ ref('int_runs') }}
 ),
 
+run_sets as (
+    select * from {{ ref('int_run_sets') }}
+),
+
 points as (
     select
-        {{ sweep_series_key('runs', 'driver.message_bytes') }} as series_key,
+        {{ sweep_series_key('runs', 'driver.message_bytes', 'run_sets.point_labels') }}
+            as series_key,
         runs.study,
         runs.configuration,
         runs.scenario,
         runs.hardware_model,
+        run_sets.point_labels,
         driver.message_bytes,
         runs.persistence,
         driver.threads,
@@ -25,6 +32,7 @@ points as (
         driver.round_trip_us
     from driver
     inner join runs on driver.run_key = runs.run_key
+    inner join run_sets on driver.run_key = run_sets.run_key
     where
         driver.threads is not null
         and driver.rate_per_s is not null
@@ -38,6 +46,7 @@ by_threads as (
         configuration,
         scenario,
         hardware_model,
+        point_labels,
         message_bytes,
         persistence,
         threads,

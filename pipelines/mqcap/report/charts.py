@@ -1,5 +1,11 @@
 """Altair charts of report cells (shown with ``mqcap.render.display.chart``).
 
+Every chart is drawn at the report's text width (:data:`TEXT_WIDTH`): the panel width of a
+faceted or concatenated chart is computed so that the whole chart, axes and legends included,
+fits it. Legends sit above the panels, laid out in as many columns as fit, so each shows every
+entry it has; a panel holds at most :data:`MAX_LINES_PER_PANEL` series, and only combinations
+that have data get a panel.
+
 Example:
     from mqcap.report import charts as c, queries as q
     c.cost_chart(q.address_space_costs("attls"), q.config_colors("attls"), "Figure 1: ...")
@@ -8,16 +14,245 @@ Example:
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Callable
 
 import pandas as pd
 
-from mqcap.report.labels import ROLES, size_label
+from mqcap.report.labels import DETAIL_COLUMNS, ROLES, size_label
 from mqcap.report.text import caption_lines
 
-# Shades of one configuration's colour tell the address spaces of a stacked bar apart, so the
-# colour itself keeps meaning "configuration" everywhere in a report.
-_ROLE_OPACITY = [1.0, 0.72, 0.48, 0.3, 0.85, 0.6]
-_LABEL_LIMIT = 330
+# The width, in CSS pixels, every chart is drawn at, axes and legends included. The HTML body
+# is 72rem (1,152 px, render/report.css) wide, so a chart takes its text width with room for
+# a wider screen font; the PDF scales the chart's vector image to its 470 pt text width
+# (render/pdf.py), which is why the fonts below are a little larger than Vega's defaults.
+TEXT_WIDTH = 1000
+# Past this many series a panel is unreadable: the chart facets by more dimensions instead.
+MAX_LINES_PER_PANEL = 8
+_FONT = 12
+_TITLE_FONT = 13
+_PANEL_TITLE_FONT = 11
+_LABEL_LIMIT = 360
+_PANEL_SPACING = 14
+
+# Address spaces keep one colour each, whatever the study (a named categorical scheme, in the
+# order of ROLES; roles a manifest adds past those follow). Configuration colours are not used
+# for them: a stacked bar's segments are address spaces, its label names the configuration.
+_ROLE_SCHEME = "dark2"
+_ROLE_SCHEME_SIZE = 8
+
+
+# ---------------------------------------------------------------------------------------------
+# Layout: text widths, legends, fitting a chart to the text width
+
+
+# Advance widths (1/1000 em) of Arial/Helvetica/Liberation Sans; other characters count as
+# the widest lower-case letters. Only used to lay out legend columns before drawing.
+_CHAR_WIDTHS = {
+    **dict.fromkeys("ijl'|", 222),
+    **dict.fromkeys(" ftI.,:;!/[]()-·", 300),
+    **dict.fromkeys('r"', 333),
+    **dict.fromkeys("Jcksvxyz", 500),
+    **dict.fromkeys("abdeghnopqu0123456789_#$?", 556),
+    **dict.fromkeys("FTZL", 611),
+    **dict.fromkeys("ABEKPSVXY+=<>~", 667),
+    **dict.fromkeys("CDHNRUw", 722),
+    **dict.fromkeys("GOQ", 778),
+    **dict.fromkeys("mM%", 833),
+    **dict.fromkeys("W@", 944),
+}
+
+
+def text_px(text: object, size: float = _FONT) -> float:
+    """About how many pixels ``text`` takes at ``size`` px in a sans-serif font (a little
+    more than Arial, so a wider screen font still fits).
+
+    Example:
+        >>> round(text_px("MSTR", 12))
+        37
+    """
+    em = sum(_CHAR_WIDTHS.get(ch, 600) for ch in str(text))
+    return em / 1000 * size * 1.05
+
+
+def _legend_layout(labels: list[str], title: str | None, room: float) -> tuple[int, float]:
+    # Columns of a legend laid out in ``room`` px, and the width it then takes.
+    entry = max((text_px(v) for v in labels), default=0) + 16 + 14  # symbol and gap
+    columns = max(1, min(len(labels), int(room // entry)))
+    return columns, max(columns * entry, text_px(title or "", _FONT) + 4)
+
+
+def legend_px(labels, title: str | None) -> float:
+    """The width a legend of ``labels`` takes above a chart (entries in one row when they fit
+    the text width).
+
+    Example:
+        >>> round(legend_px(["CPU", "Wait"], "Part"))
+        116
+    """
+    return _legend_layout([str(v) for v in labels], title, TEXT_WIDTH - 10)[1]
+
+
+def _legend(labels: list[str], title: str | None, reserve: float = 0, left: float = 0, **extra):
+    # Above the panels, in as many columns as fit the text width, labels never cut: every
+    # entry the legend has is shown. Vega starts a top legend where the plots start, so the
+    # room is the text width less the y labels' width (``left``) and ``reserve`` px taken by
+    # another legend beside it.
+    import altair as alt
+
+    labels = [str(v) for v in labels]
+    room = TEXT_WIDTH - 10 - left - (reserve + 24 if reserve else 0)
+    columns, _ = _legend_layout(labels, title, room)
+    return alt.Legend(
+        title=title,
+        orient="top",
+        direction="horizontal",
+        columns=columns,
+        labelLimit=int(room),
+        symbolLimit=len(labels) + 1,
+        values=labels,
+        titleAnchor="start",
+        **extra,
+    )
+
+
+def labels_px(labels, limit: float = _LABEL_LIMIT) -> float:
+    """The width of a band axis showing ``labels`` (cut at ``limit``), ticks included.
+
+    Example:
+        >>> round(labels_px(["MQ + AT-TLS"]))
+        86
+    """
+    return min(limit, max((text_px(v) for v in labels), default=0)) + 14
+
+
+# A numeric y axis: labels such as 100,000 (and its title, when it has one).
+_NUMBER_AXIS_PX = 62
+_AXIS_TITLE_PX = 20
+
+
+# Compact numbers on an axis: 20k, 1.5M, and 0 (not "0k": Vega formats all of an axis' ticks
+# with one SI prefix).
+_SI_LABELS = "datum.value == 0 ? '0' : format(datum.value, '~s')"
+
+
+def _vl_version() -> str | None:
+    import altair as alt
+    import vl_convert as vlc
+
+    major_minor = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
+    return major_minor if major_minor in vlc.get_vegalite_versions() else None
+
+
+_SVG_WIDTH = re.compile(r'<svg[^>]*?\swidth="([0-9.]+)')
+
+
+def drawn_width(chart, caption: bool = True) -> float | None:
+    """The width in pixels Vega draws ``chart`` at, axes, legends and caption included
+    (the caption left out with ``caption=False``; ``None`` when it cannot be drawn here).
+
+    Example:
+        drawn_width(cost_chart(costs, colors, "Figure 1")) <= TEXT_WIDTH
+    """
+    import altair as alt
+
+    try:
+        import vl_convert as vlc
+
+        with alt.data_transformers.enable("default", max_rows=None):
+            spec = chart.to_dict()
+        if not caption:
+            spec.pop("title", None)
+        svg = vlc.vegalite_to_svg(spec, vl_version=_vl_version())
+    except Exception:  # a chart Vega cannot draw here keeps its first width
+        return None
+    match = _SVG_WIDTH.search(svg[:3000])
+    return float(match.group(1)) if match else None
+
+
+def _fit_width(build: Callable[[int], object], across: int, guess: float):
+    """The chart ``build(panel_width)`` with the panel width that makes it as wide as the
+    text: drawn at ``guess``, the rest of the chart (labels, legends, spacing) measured, and
+    the ``across`` panels of a row given what is left; the widest that fits is kept."""
+    width = max(60, int(guess))
+    best = None
+    chart = build(width)
+    tried = set()
+    for _ in range(5):
+        tried.add(width)
+        # The caption is already wrapped to the text width: the rest is what gets fitted.
+        drawn = drawn_width(chart, caption=False)
+        if drawn is None:
+            return chart
+        if drawn <= TEXT_WIDTH and (best is None or drawn > best[0]):
+            best = (drawn, chart)
+        if TEXT_WIDTH - 6 <= drawn <= TEXT_WIDTH:
+            return chart
+        step = (TEXT_WIDTH - drawn) / max(1, across)
+        new = max(60, width + (math.floor(step) if step > 0 else -math.ceil(-step)))
+        while new in tried and new > 60:
+            new -= 1  # labels that jump with the width: try a little narrower
+        if new in tried:
+            break
+        width = new
+        chart = build(width)
+    # A panel never gets narrower than 60 px: a chart of very many labels may run wider.
+    return best[1] if best is not None else chart
+
+
+def _titled(chart, caption: str):
+    # The caption under a chart (kept for the charts of report/distributed.py and changes.py).
+    import altair as alt
+
+    return chart.properties(
+        title=alt.TitleParams(
+            caption_lines(caption),
+            orient="bottom",
+            anchor="start",
+            fontSize=11,
+            fontWeight="normal",
+            offset=10,
+        )
+    )
+
+
+def wrap_px(text: str, width: float, size: float = _TITLE_FONT) -> list[str]:
+    """``text`` in lines of at most ``width`` px (Vega titles do not wrap by themselves).
+
+    Example:
+        >>> wrap_px("a b c", 10, 12)
+        ['a', 'b', 'c']
+    """
+    lines: list[str] = []
+    for word in str(text).split():
+        if lines and text_px(lines[-1] + " " + word, size) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines or caption_lines(str(text))
+
+
+def _finish(chart, caption: str):
+    # The caption under the chart, wrapped to the text width, and the report's font sizes.
+    import altair as alt
+
+    return (
+        chart.properties(
+            title=alt.TitleParams(
+                wrap_px(caption, TEXT_WIDTH - 12),
+                orient="bottom",
+                anchor="start",
+                fontSize=_TITLE_FONT,
+                fontWeight="normal",
+                offset=10,
+            )
+        )
+        .configure_axis(labelFontSize=_FONT, titleFontSize=_FONT)
+        .configure_legend(labelFontSize=_FONT, titleFontSize=_FONT, columnPadding=14)
+        .configure_header(labelFontSize=_FONT, titleFontSize=_TITLE_FONT)
+        .configure_concat(spacing=_PANEL_SPACING + 6)
+        .configure_facet(spacing=_PANEL_SPACING)
+    )
 
 
 def _series_order(df: pd.DataFrame, colors: dict[str, str]) -> list[str]:
@@ -40,32 +275,63 @@ def color_scale(colors: dict[str, str]):
     return alt.Scale(domain=list(colors), range=list(colors.values()))
 
 
-def _config_color(colors: dict[str, str], legend_top: bool = False):
-    # One colour per configuration, legend in the study's order; above the panels where a row
-    # of small multiples already fills the page width.
+def _present(colors: dict[str, str], configurations: pd.Series) -> list[str]:
+    # The configurations a chart draws, in the study's colour order.
+    here = set(configurations.astype(str))
+    return [c for c in colors if c in here] + sorted(here - set(colors))
+
+
+def _config_color(
+    colors: dict[str, str],
+    configurations: pd.Series | None = None,
+    legend: bool = True,
+    reserve: float = 0,
+    left: float = _NUMBER_AXIS_PX + _AXIS_TITLE_PX,
+):
+    # One colour per configuration (the report's scale, so a colour means the same in every
+    # chart); the legend lists the configurations this chart draws, above the panels.
     import altair as alt
 
+    shown = list(colors) if configurations is None else _present(colors, configurations)
     return alt.Color(
         "configuration:N",
         scale=color_scale(colors),
         sort=list(colors),
         title="Configuration",
-        legend=alt.Legend(orient="top", direction="horizontal") if legend_top else alt.Legend(),
+        legend=_legend(shown, "Configuration", reserve, left, symbolOpacity=1) if legend else None,
     )
 
 
-def _titled(chart, caption: str):
+def role_order(roles) -> list[str]:
+    """Address-space roles in MP16's stacking order (MSTR, CHIN, TCPIP, AMSM, APP, OTHER),
+    others after them alphabetically.
+
+    Example:
+        >>> role_order(["APP", "ZZZ", "MSTR"])
+        ['MSTR', 'APP', 'ZZZ']
+    """
+    present = {str(r) for r in roles if isinstance(r, str) and r}
+    return [r for r in ROLES if r in present] + sorted(present - set(ROLES))
+
+
+def role_color(roles, title: str = "Address space", left: float = 0):
+    """A distinct colour per address space, the same for a role in every chart; the legend
+    shows the roles present, in stacking order.
+
+    Example:
+        alt.Chart(costs).mark_bar().encode(color=role_color(costs["role"]), ...)
+    """
     import altair as alt
 
-    return chart.properties(
-        title=alt.TitleParams(
-            caption_lines(caption),
-            orient="bottom",
-            anchor="start",
-            fontSize=11,
-            fontWeight="normal",
-            offset=10,
-        )
+    shown = role_order(roles)
+    domain = ROLES + [r for r in shown if r not in ROLES]
+    scheme = _ROLE_SCHEME if len(domain) <= _ROLE_SCHEME_SIZE else "category20"
+    return alt.Color(
+        "role:N",
+        scale=alt.Scale(domain=domain, scheme=scheme),
+        sort=domain,
+        title=title,
+        legend=_legend(shown, title, left=left, symbolOpacity=1),
     )
 
 
@@ -80,12 +346,18 @@ def spans_decades(values: pd.Series, ratio: float = 10.0) -> bool:
     return bool(not v.empty and v.max() / v.min() >= ratio)
 
 
-def cost_chart(costs: pd.DataFrame, colors: dict[str, str], caption: str):
-    """Stacked bars of CPU per transaction by address space, one panel per message size.
+# ---------------------------------------------------------------------------------------------
+# Cost by address space, round trips, fits, NETSTAT, bars
 
-    Bars are coloured by configuration and shaded by address space. Each message size gets
-    its own panel and x scale; a panel whose bars span a decade or more is drawn on a log
-    scale, as MP16 does.
+
+def cost_chart(costs: pd.DataFrame, colors: dict[str, str], caption: str):
+    """Stacked bars of CPU per transaction by address space on a linear axis, one panel per
+    message size, the total at the end of each bar.
+
+    Segments are coloured by address space (one distinct colour per role, legend above the
+    panels); each bar's label names its configuration and variant. Stacked segments only
+    mean something on a linear axis from zero, so costs that span decades between sizes get
+    one panel per size, each with its own scale (MP16 does the same).
 
     Example:
         chart(cost_chart(address_space_costs("attls"), config_colors("attls"), "Figure 1: ..."))
@@ -93,70 +365,126 @@ def cost_chart(costs: pd.DataFrame, colors: dict[str, str], caption: str):
     import altair as alt
 
     df = costs[costs["cpu_us_per_txn"] > 0].copy()
-    roles = [r for r in ROLES if r in set(df["role"])]
     df["configuration"] = df["configuration"].astype(str)
-    df["role_order"] = df["role"].map(roles.index)
-    panels = []
-    for size, part in df.groupby("message_bytes", sort=True):
-        totals = part.groupby("series")["cpu_us_per_txn"].sum()
-        log = spans_decades(totals)
-        x_scale = alt.Scale(type="log") if log else alt.Scale(zero=True)
-        title = f"{size_label(size)}" + (" (log scale)" if log else "")
-        base = alt.Chart(part).encode(
-            y=alt.Y(
+    roles = role_order(df["role"])
+    rank = {r: k for k, r in enumerate(roles)}
+    df["role_order"] = df["role"].map(rank)
+    df["size"] = df["message_bytes"].map(size_label)
+    # Repeated runs of one series are averaged (as the cost table does), so a bar is one
+    # series and its segments add up to the series' total.
+    keys = ["message_bytes", "size", "series", "configuration", "detail", "role", "role_order"]
+    df = df.groupby(keys, dropna=False, sort=False, observed=True).agg(
+        cpu_us_per_txn=("cpu_us_per_txn", "mean"), runs=("run_id", "nunique")
+    )
+    df = df.reset_index()
+    df["total_us"] = df.groupby(["message_bytes", "series"], dropna=False)[
+        "cpu_us_per_txn"
+    ].transform("sum")
+    color = role_color(roles, left=labels_px(df["series"]))
+    parts = [(s, p) for s, p in df.groupby("message_bytes", sort=True, dropna=False)]
+
+    def build(width: int):
+        panels = []
+        for size, part in parts:
+            y = alt.Y(
                 "series:N",
                 title=None,
                 sort=_series_order(part, colors),
                 axis=alt.Axis(labelLimit=_LABEL_LIMIT),
-            ),
-            color=alt.Color("configuration:N", scale=color_scale(colors), title="Configuration"),
-            # Ordinal with an explicit order: Vega-Lite warns about opacity on an unsorted
-            # nominal field.
-            opacity=alt.Opacity(
-                "role:O",
-                sort=roles,
-                scale=alt.Scale(domain=roles, range=_ROLE_OPACITY[: len(roles)]),
-                title="Address space",
-            ),
-            order=alt.Order("role_order:Q"),
-            tooltip=[
-                "run_id",
-                "series",
-                "role",
-                alt.Tooltip("cpu_us_per_txn:Q", format=",.1f", title="CPU µs/txn"),
-            ],
-        )
-        if log:
-            # Stacked segments on a log axis start at the previous segment's end, never at 0.
-            part = part.sort_values(["series", "role_order"])
-            part["x_end"] = part.groupby("series")["cpu_us_per_txn"].cumsum()
-            floor = 10 ** math.floor(math.log10(part["cpu_us_per_txn"].min()))
-            part["x_start"] = (part["x_end"] - part["cpu_us_per_txn"]).clip(lower=floor)
-            x_scale = alt.Scale(type="log", domainMin=floor)
+            )
             bars = (
-                base.properties(data=part)
+                alt.Chart(part)
                 .mark_bar(stroke="white", strokeWidth=0.5)
                 .encode(
-                    x=alt.X("x_start:Q", scale=x_scale, title="CPU µs per transaction"),
-                    x2="x_end:Q",
+                    y=y,
+                    x=alt.X(
+                        "cpu_us_per_txn:Q",
+                        stack="zero",
+                        scale=alt.Scale(type="linear", zero=True),
+                        title="CPU µs per transaction",
+                        axis=alt.Axis(tickCount=6),
+                    ),
+                    color=color,
+                    order=alt.Order("role_order:Q"),
+                    tooltip=[
+                        "series",
+                        "size",
+                        alt.Tooltip("role:N", title="Address space"),
+                        alt.Tooltip("cpu_us_per_txn:Q", format=",.1f", title="CPU µs/txn"),
+                        alt.Tooltip("total_us:Q", format=",.1f", title="Total µs/txn"),
+                        alt.Tooltip("runs:Q", title="Runs"),
+                    ],
                 )
             )
-        else:
-            bars = base.mark_bar(stroke="white", strokeWidth=0.5).encode(
-                x=alt.X(
-                    "sum(cpu_us_per_txn):Q",
-                    scale=x_scale,
-                    title="CPU µs per transaction",
-                    stack="zero",
-                ),
+            totals = part.drop_duplicates("series")
+            labels = (
+                alt.Chart(totals)
+                .mark_text(align="left", baseline="middle", dx=4, fontSize=_FONT - 1)
+                .encode(
+                    y=y,
+                    x=alt.X("total_us:Q"),
+                    text=alt.Text("total_us:Q", format=",.0f"),
+                )
             )
-        panels.append(bars.properties(width=260, height=alt.Step(16), title=title))
-    chart = alt.vconcat(*panels).resolve_scale(x="independent")
-    return _titled(chart, caption)
+            panels.append(
+                alt.layer(bars, labels).properties(
+                    width=width, height=alt.Step(18), title=size_label(size)
+                )
+            )
+        chart = alt.vconcat(*panels).resolve_scale(x="independent", y="independent")
+        return _finish(chart, caption)
+
+    return _fit_width(build, 1, TEXT_WIDTH - 420)
+
+
+def _line_key(df: pd.DataFrame) -> pd.Series:
+    return df["configuration"].astype(str) + " | " + df["detail"].astype(str)
+
+
+def _chunk_panels(df: pd.DataFrame, panel: str, line: str, colors: dict[str, str]) -> pd.DataFrame:
+    # A panel with more than MAX_LINES_PER_PANEL lines is split into panels of at most that
+    # many, whole configurations together, the baseline (first configuration) in each so
+    # every panel compares with it.
+    rank = {c: k for k, c in enumerate(colors)}
+    out = []
+    for _, group in df.groupby(panel, sort=False, dropna=False):
+        if group[line].nunique() <= MAX_LINES_PER_PANEL:
+            out.append(group)
+            continue
+        configs = sorted(
+            group["configuration"].astype(str).unique(), key=lambda c: (rank.get(c, len(rank)), c)
+        )
+        lines = {
+            c: group.loc[group["configuration"].astype(str) == c, line].nunique() for c in configs
+        }
+        base, rest = configs[0], configs[1:]
+        # As few panels as the limit allows, filled evenly (16 lines: three panels of six).
+        room = max(1, MAX_LINES_PER_PANEL - lines[base])
+        others = sum(lines[c] for c in rest)
+        target = math.ceil(others / math.ceil(others / room))
+        chunks: list[list[str]] = []
+        current: list[str] = []
+        used = 0
+        for c in rest:
+            if current and (used + lines[c] > room or used >= target):
+                chunks.append(current)
+                current, used = [], 0
+            current.append(c)
+            used += lines[c]
+        chunks.append(current)
+        for k, chunk in enumerate(chunks, start=1):
+            keep = group["configuration"].astype(str).isin([base, *chunk])
+            suffix = f"{k} of {len(chunks)}"
+            part = group[keep].copy()
+            part["panel_part"] = k
+            part[panel] = part[panel].astype(str).map(lambda p, s=suffix: f"{p} · {s}" if p else s)
+            out.append(part)
+    return pd.concat(out) if out else df
 
 
 def round_trip_chart(driver: pd.DataFrame, colors: dict[str, str], caption: str):
-    """Round trip by message size per series (log scales), coloured by configuration.
+    """Round trip by message size per series (log scales), coloured by configuration, the
+    variant as the dash pattern; past eight series, several panels (the baseline in each).
 
     Example:
         chart(round_trip_chart(driver_results("attls"), config_colors("attls"), "Figure 2"))
@@ -166,33 +494,87 @@ def round_trip_chart(driver: pd.DataFrame, colors: dict[str, str], caption: str)
     df = driver[driver["message_bytes"].notna() & driver["round_trip_us"].notna()].copy()
     df["configuration"] = df["configuration"].astype(str)
     df["detail"] = df["detail"].replace("", "–")
+    df["line"] = _line_key(df)
+    df["panel"] = ""
+    df = _chunk_panels(df, "panel", "line", colors)
+    panels = list(dict.fromkeys(df["panel"]))
     log_x = spans_decades(df["message_bytes"])
     log_y = spans_decades(df["round_trip_us"])
-    encode = dict(
-        x=alt.X(
-            "message_bytes:Q",
-            scale=alt.Scale(type="log", nice=False) if log_x else alt.Scale(),
-            title="Message size (bytes)" + (", log scale" if log_x else ""),
-        ),
-        y=alt.Y(
-            "round_trip_us:Q",
-            scale=alt.Scale(type="log") if log_y else alt.Scale(),
-            title="Round trip (µs)" + (", log scale" if log_y else ""),
-        ),
-        color=alt.Color("configuration:N", scale=color_scale(colors), title="Configuration"),
-        detail="series:N",
-        tooltip=[
-            "run_id",
-            "series",
-            alt.Tooltip("message_bytes:Q", format=","),
-            alt.Tooltip("round_trip_us:Q", format=",.0f", title="Round trip µs"),
-            alt.Tooltip("rate_per_s:Q", format=",.2f", title="Rate /s"),
-        ],
+    sizes = sorted(df["message_bytes"].unique())
+    x = alt.X(
+        "message_bytes:Q",
+        scale=alt.Scale(type="log", nice=False) if log_x else alt.Scale(),
+        title="Message size" + (" (log scale)" if log_x else ""),
+        axis=alt.Axis(values=sizes, labelExpr=_size_label_expr(), labelOverlap="greedy"),
     )
-    if df["detail"].nunique() > 1:
-        encode["strokeDash"] = alt.StrokeDash("detail:N", title="Variant")
-    chart = alt.Chart(df).mark_line(point=True).encode(**encode)
-    return _titled(chart.properties(width=440, height=260), caption)
+    y = alt.Y(
+        "round_trip_us:Q",
+        scale=alt.Scale(type="log") if log_y else alt.Scale(zero=True),
+        title="Round trip (µs)" + (", log scale" if log_y else ""),
+        axis=alt.Axis(format=","),
+    )
+    variants = list(dict.fromkeys(df["detail"]))
+    dashed = len(variants) > 1
+    shown = _present(colors, df["configuration"])
+    # Two legends side by side share the width left of the y axis: the variants get what
+    # they need up to half, the configurations the rest.
+    left = _NUMBER_AXIS_PX + _AXIS_TITLE_PX
+    avail = TEXT_WIDTH - 10 - left - 24
+    variant_w = min(legend_px(variants, "Variant"), avail / 2) if dashed else 0
+    color = _config_color(colors, df["configuration"], reserve=variant_w, left=left)
+    config_w = _legend_layout(shown, "Configuration", avail - variant_w)[1]
+    tooltip = [
+        "run_id",
+        "series",
+        alt.Tooltip("message_bytes:Q", format=","),
+        alt.Tooltip("round_trip_us:Q", format=",.0f", title="Round trip µs"),
+        alt.Tooltip("rate_per_s:Q", format=",.2f", title="Rate /s"),
+    ]
+    line_encode = dict(x=x, y=y, color=color, detail="line:N")
+    if dashed:
+        # Drawn by the line layer alone, so the legend shows the dash patterns themselves.
+        line_encode["strokeDash"] = alt.StrokeDash(
+            "detail:N",
+            sort=variants,
+            legend=_legend(
+                variants,
+                "Variant",
+                reserve=config_w,
+                left=left,
+                symbolType="stroke",
+                symbolStrokeColor="#333333",
+                symbolStrokeWidth=1.5,
+                symbolSize=500,
+            ),
+        )
+    columns = 1 if len(panels) == 1 else 2
+
+    def build(width: int):
+        lines = alt.Chart().mark_line().encode(**line_encode)
+        points = (
+            alt.Chart()
+            .mark_point(filled=True, size=40)
+            .encode(x=x, y=y, color=color, tooltip=tooltip)
+        )
+        layered = alt.layer(lines, points, data=df)
+        if len(panels) == 1:
+            chart = layered.properties(width=width, height=300)
+        else:
+            chart = layered.properties(width=width, height=220).facet(
+                facet=alt.Facet("panel:N", sort=panels, title=None), columns=columns
+            )
+        return _finish(chart, caption)
+
+    return _fit_width(build, columns, (TEXT_WIDTH - 100) / columns)
+
+
+def _size_label_expr() -> str:
+    # Message sizes in binary units on an axis: 256 bytes as 256 B, 2048 as 2 KB, 1 MB.
+    return (
+        "datum.value >= 1048576 && datum.value % 1048576 == 0 ? (datum.value / 1048576) + ' MB'"
+        " : datum.value >= 1024 && datum.value % 1024 == 0 ? (datum.value / 1024) + ' KB'"
+        " : format(datum.value, ',') + ' B'"
+    )
 
 
 def fit_chart(
@@ -211,14 +593,16 @@ def fit_chart(
     import altair as alt
 
     x_title = {"message_bytes": "Message size (bytes)"}.get(x_name, x_name.replace("_", " "))
-    scale = color_scale(colors)
+    pts = points.assign(configuration=points["configuration"].astype(str))
+    shown = pd.concat([pts["configuration"], lines["configuration"].astype(str)])
+    color = _config_color(colors, shown)
     dots = (
-        alt.Chart(points.assign(configuration=points["configuration"].astype(str)))
+        alt.Chart(pts)
         .mark_point(filled=True, size=55)
         .encode(
-            x=alt.X("x:Q", title=x_title),
-            y=alt.Y("y:Q", title=y_title),
-            color=alt.Color("configuration:N", scale=scale, title="Configuration"),
+            x=alt.X("x:Q", title=x_title, axis=alt.Axis(format=",")),
+            y=alt.Y("y:Q", title=y_title, axis=alt.Axis(format=",")),
+            color=color,
             tooltip=[
                 "run_id",
                 "series",
@@ -228,16 +612,15 @@ def fit_chart(
         )
     )
     fitted = (
-        alt.Chart(lines)
+        alt.Chart(lines.assign(configuration=lines["configuration"].astype(str)))
         .mark_line(strokeWidth=1.5)
-        .encode(
-            x="x:Q",
-            y="y:Q",
-            color=alt.Color("configuration:N", scale=scale, title="Configuration"),
-            detail="fit:N",
-        )
+        .encode(x="x:Q", y="y:Q", color=color, detail="fit:N")
     )
-    return _titled((fitted + dots).properties(width=440, height=260), caption)
+
+    def build(width: int):
+        return _finish((fitted + dots).properties(width=width, height=300), caption)
+
+    return _fit_width(build, 1, TEXT_WIDTH - 100)
 
 
 NETSTAT_METRICS = {
@@ -249,7 +632,7 @@ NETSTAT_METRICS = {
 
 def netstat_chart(series: pd.DataFrame, metric: str, colors: dict[str, str], caption: str):
     """A NETSTAT value against seconds into the run: one line per run and connection, one
-    colour per configuration, one panel per message size.
+    colour per configuration, one panel per message size (two across).
 
     Example:
         chart(netstat_chart(netstat_series("attls"), "smooth_trip_time_ms", colors, "Fig. 4"))
@@ -263,29 +646,37 @@ def netstat_chart(series: pd.DataFrame, metric: str, colors: dict[str, str], cap
     sizes = [size_label(s) for s in sorted(df["message_bytes"].dropna().unique())]
     if df["message_bytes"].isna().any():
         sizes.append("–")
-    base = (
-        alt.Chart(df)
-        .mark_line(strokeWidth=1.2, interpolate="linear")
-        .encode(
-            x=alt.X("seconds_into_run:Q", title="Seconds into the run"),
-            y=alt.Y(f"{metric}:Q", title=NETSTAT_METRICS.get(metric, metric)),
-            color=alt.Color("configuration:N", scale=color_scale(colors), title="Configuration"),
-            detail="line:N",
-            tooltip=[
-                "run_id",
-                "series",
-                "connection_id",
-                "seconds_into_run",
-                alt.Tooltip(f"{metric}:Q", format=","),
-            ],
+    columns = 1 if len(sizes) == 1 else 2
+
+    def build(width: int):
+        base = (
+            alt.Chart(df)
+            .mark_line(strokeWidth=1.2, interpolate="linear")
+            .encode(
+                x=alt.X("seconds_into_run:Q", title="Seconds into the run"),
+                y=alt.Y(
+                    f"{metric}:Q",
+                    title=NETSTAT_METRICS.get(metric, metric),
+                    axis=alt.Axis(labelExpr=_SI_LABELS, tickCount=4),
+                ),
+                color=_config_color(colors, df["configuration"]),
+                detail="line:N",
+                tooltip=[
+                    "run_id",
+                    "series",
+                    "connection_id",
+                    "seconds_into_run",
+                    alt.Tooltip(f"{metric}:Q", format=","),
+                ],
+            )
+            .properties(width=width, height=160)
         )
-        .properties(width=250, height=120)
-    )
-    chart = base.facet(
-        facet=alt.Facet("size:N", sort=sizes, title=None, header=alt.Header(labelFontSize=11)),
-        columns=2,
-    ).resolve_scale(y="independent")
-    return _titled(chart, caption)
+        chart = base.facet(
+            facet=alt.Facet("size:N", sort=sizes, title=None), columns=columns
+        ).resolve_scale(y="independent")
+        return _finish(chart, caption)
+
+    return _fit_width(build, columns, (TEXT_WIDTH - 160) / columns)
 
 
 def bar_chart(
@@ -297,8 +688,9 @@ def bar_chart(
     facet: str | None = None,
     stack_by: str | None = None,
 ):
-    """Horizontal bars per series, coloured by configuration; optionally stacked (shaded) by
-    ``stack_by`` and split into side-by-side panels by ``facet``.
+    """Horizontal bars per series, coloured by configuration; or stacked by ``stack_by`` (an
+    address-space role), a distinct colour per role; split into side-by-side panels by
+    ``facet``.
 
     Example:
         chart(bar_chart(starts, "rate_per_s", "Channels per second", colors, "Figure 5",
@@ -309,49 +701,64 @@ def bar_chart(
     data = df[df[value].notna()].copy()
     data["configuration"] = data["configuration"].astype(str)
     order = _series_order(data, colors)
-    # Every bar is labelled with its configuration; past a handful of configurations a colour
-    # legend only repeats the labels (and gets cut off), so it is left out.
-    legend = alt.Legend() if len(colors) <= 8 else None
+    left = labels_px(data["series"])
     encode = dict(
         y=alt.Y("series:N", title=None, sort=order, axis=alt.Axis(labelLimit=_LABEL_LIMIT)),
         x=alt.X(f"sum({value}):Q", title=title, axis=alt.Axis(tickCount=4)),
-        color=alt.Color(
-            "configuration:N", scale=color_scale(colors), title="Configuration", legend=legend
-        ),
         tooltip=["run_id", "series", alt.Tooltip(f"{value}:Q", format=",.1f")],
     )
     if stack_by:
-        levels = list(dict.fromkeys(data[stack_by]))
-        data["stack_order"] = data[stack_by].map(levels.index)
-        encode["opacity"] = alt.Opacity(
-            f"{stack_by}:O",
-            sort=levels,
-            scale=alt.Scale(domain=levels, range=_ROLE_OPACITY[: len(levels)]),
-            title="Address space",
+        levels = (
+            role_order(data[stack_by])
+            if stack_by == "role"
+            else list(dict.fromkeys(data[stack_by].astype(str)))
         )
+        data["stack_order"] = data[stack_by].astype(str).map(levels.index)
+        if stack_by == "role":
+            encode["color"] = role_color(levels, left=left)
+        else:
+            encode["color"] = alt.Color(
+                f"{stack_by}:N",
+                sort=levels,
+                legend=_legend(levels, stack_by.replace("_", " "), left=left),
+            )
         encode["order"] = alt.Order("stack_order:Q")
-    base = (
-        alt.Chart(data)
-        .mark_bar(stroke="white", strokeWidth=0.5)
-        .encode(**encode)
-        .properties(width=170 if facet else 300, height=alt.Step(14))
-    )
-    if facet:
-        base = base.facet(
-            column=alt.Column(f"{facet}:N", title=None, header=alt.Header(labelFontSize=11))
-        ).resolve_scale(x="independent")
-    return _titled(base, caption)
+        encode["tooltip"] = [*encode["tooltip"], stack_by]
+    else:
+        # Every bar is labelled with its configuration; past a handful of configurations a
+        # colour legend only repeats the labels, so it is left out.
+        shown = _present(colors, data["configuration"])
+        encode["color"] = _config_color(
+            colors, data["configuration"], legend=len(shown) <= 8, left=left
+        )
+    panels = list(dict.fromkeys(data[facet].astype(str))) if facet else [""]
+
+    def build(width: int):
+        base = (
+            alt.Chart(data)
+            .mark_bar(stroke="white", strokeWidth=0.5)
+            .encode(**encode)
+            .properties(width=width, height=alt.Step(16))
+        )
+        if facet:
+            base = base.facet(
+                column=alt.Column(f"{facet}:N", title=None, sort=panels)
+            ).resolve_scale(x="independent")
+        return _finish(base, caption)
+
+    return _fit_width(build, len(panels), (TEXT_WIDTH - 400) / len(panels))
 
 
 # ---------------------------------------------------------------------------------------------
 # Thread sweeps, rate targets and channel-initiator tasks
 
-# Past this many lines a panel is unreadable: the caller facets by more dimensions instead.
-MAX_LINES_PER_PANEL = 8
 _SWEEP_Y = {
     "rate_per_s": "Transactions per second",
     "round_trip_us": "Round trip (µs)",
 }
+# Labels a sweep may vary besides the study's group_by: each gets its own panels rather than
+# joining two sweeps into one zigzag line.
+_SWEEP_DIMS = ["message_bytes", "persistence"]
 
 
 def panel_label(row: pd.Series, dims: list[str]) -> str:
@@ -368,22 +775,47 @@ def panel_label(row: pd.Series, dims: list[str]) -> str:
     return " · ".join(parts)
 
 
-def sweep_panels(df: pd.DataFrame, group_by: list[str]) -> tuple[pd.DataFrame, list[str]]:
-    """Add ``panel`` (one small multiple per group x message size x persistence) and return
-    the panels in numeric/alphabetical order of their dimensions.
+def _panel_dims(df: pd.DataFrame, group_by: list[str]) -> list[str]:
+    # The study's grouping dimensions, message size and persistence where they vary; then any
+    # other label that varies within one configuration in a panel (it tells sweeps apart).
+    dims = [
+        d
+        for d in dict.fromkeys([*group_by, *_SWEEP_DIMS])
+        if d in df and df[d].nunique(dropna=False) > 1
+    ]
+    extra = [c for c in DETAIL_COLUMNS if c != "threads" and c in df and c not in dims]
+    for column in extra:
+        keys = ["configuration", *dims]
+        if df.groupby(keys, dropna=False, observed=True)[column].nunique(dropna=False).gt(1).any():
+            dims.append(column)
+    return dims
+
+
+def sweep_panels(
+    df: pd.DataFrame, group_by: list[str], colors: dict[str, str] | None = None
+) -> tuple[pd.DataFrame, list[str]]:
+    """Add ``panel`` (one small multiple per group x message size x persistence, and any
+    other label that varies within a configuration) and ``line`` (one line per configuration
+    in a panel), and return the panels in numeric/alphabetical order of their dimensions.
+
+    Only combinations that have data get a panel. A panel that would hold more than
+    :data:`MAX_LINES_PER_PANEL` lines is split into several, the baseline in each.
 
     Example:
         data, order = sweep_panels(thread_sweep("appliance"), ["scenario", "hardware_model"])
     """
-    dims = [
-        d for d in [*group_by, "message_bytes", "persistence"] if d in df and df[d].nunique() > 1
-    ]
     data = df.copy()
-    if not dims:
+    dims = _panel_dims(data, list(group_by))
+    if dims:
+        data = data.sort_values(dims, kind="stable")
+        data["panel"] = data.apply(lambda r: panel_label(r, dims), axis=1)
+    else:
         data["panel"] = ""
-        return data, [""]
-    data = data.sort_values(dims)
-    data["panel"] = data.apply(lambda r: panel_label(r, dims), axis=1)
+    data["line"] = data["configuration"].astype(str) + " | " + data["panel"]
+    if colors is None:
+        colors = {str(c): "" for c in dict.fromkeys(data["configuration"])}
+    data = _chunk_panels(data, "panel", "line", colors)
+    data["line"] = data["configuration"].astype(str) + " | " + data["panel"]
     return data, list(dict.fromkeys(data["panel"]))
 
 
@@ -402,7 +834,7 @@ def thread_ticks(threads: list[int], min_octaves: float = 0.9) -> list[int]:
     return sorted(kept)
 
 
-def threads_x(threads: pd.Series):
+def threads_x(threads: pd.Series, title: bool = True):
     """The x encoding of requester threads: numeric, on a log-2 scale when the counts span a
     decade, the measured counts as ticks in numeric order (labels that would overlap, 64, 100,
     150 on a log axis, are dropped, never drawn on each other).
@@ -416,16 +848,17 @@ def threads_x(threads: pd.Series):
     log = len(counts) > 2 and spans_decades(threads.dropna().astype(float))
     return alt.X(
         "threads:Q",
-        title="Requester threads" + (" (log scale)" if log else ""),
+        title=("Requester threads" + (" (log scale)" if log else "")) if title else None,
         scale=alt.Scale(type="log", base=2, nice=False) if log else alt.Scale(),
         axis=alt.Axis(values=thread_ticks(counts) if log else None, format="d"),
     )
 
 
-def log_ticks(values: pd.Series) -> list[float]:
+def log_ticks(values: pd.Series, steps: tuple[int, ...] | None = None) -> list[float]:
     """Tick values for a log axis over ``values``: 1-3-10 steps (100, 300, 1,000 ...) when the
     values span at most two decades, else powers of ten only, so a short panel never prints
-    a label per 1-2-5 step. Vega leaves out the values outside each panel's own domain.
+    a label per 1-2-5 step (``steps`` chooses them instead). Vega leaves out the values
+    outside each panel's own domain.
 
     Example:
         >>> log_ticks(pd.Series([250.0, 4800.0]))
@@ -436,8 +869,57 @@ def log_ticks(values: pd.Series) -> list[float]:
         return []
     low = math.floor(math.log10(v.min()))
     high = math.ceil(math.log10(v.max()))
-    steps = (1,) if high - low > 2 else (1, 3)
+    if steps is None:
+        steps = (1,) if high - low > 2 else (1, 3)
     return [m * 10**e for e in range(low, high + 1) for m in steps if m * 10**e <= 10**high]
+
+
+def panel_log_steps(decades: float, height: float, label_px: float = _FONT + 4) -> tuple:
+    """The densest 1-2-5, 1-3 or powers-of-ten labelling whose labels do not touch on a log
+    axis ``height`` px tall spanning ``decades``.
+
+    Example:
+        >>> panel_log_steps(1.0, 150)
+        (1, 2, 5)
+        >>> panel_log_steps(4.0, 150)
+        (1,)
+    """
+    per_decade = height / max(decades, 1.0)
+    for steps, gap in (((1, 2, 5), math.log10(2)), ((1, 3), math.log10(3)), ((1,), 1.0)):
+        if per_decade * gap >= label_px:
+            return steps
+    return (1,)
+
+
+def _panel_decades(df: pd.DataFrame, value: str) -> float:
+    # The widest span, in decades after rounding out to powers of ten (Vega's nice log
+    # domain), of ``value`` within one panel.
+    spans = []
+    for _, part in df.groupby("panel", sort=False):
+        v = part[value][part[value] > 0]
+        if not v.empty:
+            spans.append(math.ceil(math.log10(v.max())) - math.floor(math.log10(v.min())))
+    return float(max(spans, default=1))
+
+
+def _sweep_columns(data: pd.DataFrame, panels: list[str], group_by: list[str]) -> int:
+    # One row per group: as many columns as the innermost dimension has values (message
+    # sizes), at most four; a single panel takes the whole width.
+    # A panel split for its many lines: its parts side by side. Fewer columns where the
+    # panel titles would not fit above the panels.
+    if len(panels) <= 1:
+        return 1
+    dims = _panel_dims(data, group_by)
+    inner = data[dims[-1]].nunique() if dims else len(panels)
+    if "panel_part" in data and data["panel_part"].max() > 1:
+        inner = int(data["panel_part"].max())
+    if inner < 2 or inner > 4:
+        inner = 4
+    cols = min(inner, len(panels))
+    longest = max(text_px(p, _PANEL_TITLE_FONT) for p in panels)
+    while cols > 1 and longest > TEXT_WIDTH / cols - _PANEL_SPACING - 10:
+        cols -= 1
+    return cols
 
 
 def _sweep_facets(
@@ -448,33 +930,78 @@ def _sweep_facets(
     caption: str,
     group_by: list[str],
     tooltip: list,
+    y_title: str,
     resolve_x: str = "shared",
-    columns: int = 4,
+    columns: int | None = None,
 ):
     # The small multiples of a thread sweep: one line per configuration (points joined in
-    # thread order), one panel per grouping value x message size (x persistence).
+    # thread order), one panel per grouping value x message size (x persistence); the y
+    # title once above the panels, the legend above that.
     import altair as alt
 
     data = df.copy()
     data["configuration"] = data["configuration"].astype(str)
-    data, panels = sweep_panels(data, group_by)
-    base = (
-        alt.Chart(data)
-        .mark_line(point=alt.OverlayMarkDef(size=18), strokeWidth=1.4)
-        .encode(
-            x=x,
-            y=y,
-            color=_config_color(colors, legend_top=True),
-            order=alt.Order("threads:Q"),
-            tooltip=["configuration", "panel", alt.Tooltip("threads:Q", format="d"), *tooltip],
+    data, panels = sweep_panels(data, group_by, colors)
+    cols = columns or _sweep_columns(data, panels, group_by)
+    color = _config_color(colors, data["configuration"], left=_NUMBER_AXIS_PX)
+
+    def build(width: int):
+        base = (
+            alt.Chart(data)
+            .mark_line(point=alt.OverlayMarkDef(size=18), strokeWidth=1.4)
+            .encode(
+                x=x,
+                y=y,
+                color=color,
+                detail="line:N",
+                order=alt.Order("threads:Q"),
+                tooltip=["configuration", "panel", alt.Tooltip("threads:Q", format="d"), *tooltip],
+            )
+            .properties(width=width, height=_panel_height(width))
         )
-        .properties(width=190, height=130)
-    )
-    chart = base.facet(
-        facet=alt.Facet("panel:N", sort=panels, title=None, header=alt.Header(labelFontSize=10)),
-        columns=columns,
-    ).resolve_scale(x=resolve_x, y="independent")
-    return _titled(chart, caption)
+        chart = base.facet(
+            facet=alt.Facet(
+                "panel:N",
+                sort=panels,
+                title=y_title,
+                header=alt.Header(
+                    titleAnchor="start", titleFontWeight="bold", labelFontSize=_PANEL_TITLE_FONT
+                ),
+            ),
+            columns=cols,
+        ).resolve_scale(x=resolve_x, y="independent")
+        return _finish(chart, caption)
+
+    return _fit_width(build, cols, (TEXT_WIDTH - 70 * cols) / cols)
+
+
+def _panel_height(width: float) -> int:
+    return int(min(220, max(130, width * 0.68)))
+
+
+def _sweep_y(df: pd.DataFrame, measure: str, group_by: list[str], columns: int | None):
+    # Round trips on a log axis (multiplicative: the single-thread difference reads as well
+    # as the saturated one), labelled as densely as the panel height allows; rates linear
+    # from zero, so saturation shows as the curve flattening.
+    import altair as alt
+
+    if measure != "round_trip_us":
+        return alt.Y(
+            f"{measure}:Q",
+            title=None,
+            scale=alt.Scale(zero=True),
+            axis=alt.Axis(tickCount=4, labelExpr=_SI_LABELS),
+        ), _SWEEP_Y.get(measure, measure)
+    data, panels = sweep_panels(df.assign(configuration=df["configuration"].astype(str)), group_by)
+    cols = columns or _sweep_columns(data, panels, group_by)
+    height = _panel_height((TEXT_WIDTH - 70 * cols) / cols)
+    steps = panel_log_steps(_panel_decades(data, measure), height)
+    return alt.Y(
+        f"{measure}:Q",
+        title=None,
+        scale=alt.Scale(type="log"),
+        axis=alt.Axis(values=log_ticks(df[measure], steps), format=",", labelOverlap="greedy"),
+    ), _SWEEP_Y.get(measure, measure) + ", log scale"
 
 
 def sweep_chart(
@@ -483,13 +1010,15 @@ def sweep_chart(
     colors: dict[str, str],
     caption: str,
     group_by: list[str],
-    columns: int = 4,
+    columns: int | None = None,
 ):
     """``measure`` against requester threads, one line per configuration, one small multiple
     per grouping value x message size (x persistence where it varies).
 
     Threads are a numeric axis on a log-2 scale (1, 2, 4 ... 200 in numeric order, never as
-    text); the legend follows the study's configuration order.
+    text); rates are on a linear axis from zero, round trips on a log axis (MP16: the
+    single-thread round trip is the comparison, and it is a fraction of the saturated one).
+    The legend follows the study's configuration order.
 
     Example:
         chart(sweep_chart(thread_sweep(s), "rate_per_s", config_colors(s), "Figure 4", ["scenario"]))
@@ -497,16 +1026,12 @@ def sweep_chart(
     import altair as alt
 
     df = sweep[sweep[measure].notna() & sweep["threads"].notna()]
+    if measure == "round_trip_us":
+        df = df[df[measure] > 0]
     x = threads_x(df["threads"])
-    # A linear y axis from zero: saturation shows as the curve flattening.
-    y = alt.Y(
-        f"{measure}:Q",
-        title=_SWEEP_Y.get(measure, measure),
-        scale=alt.Scale(zero=True),
-        axis=alt.Axis(tickCount=4),
-    )
+    y, y_title = _sweep_y(df, measure, group_by, columns)
     tooltip = [alt.Tooltip(f"{measure}:Q", format=",.1f")]
-    return _sweep_facets(df, x, y, colors, caption, group_by, tooltip, columns=columns)
+    return _sweep_facets(df, x, y, colors, caption, group_by, tooltip, y_title, columns=columns)
 
 
 def latency_throughput_chart(
@@ -515,8 +1040,9 @@ def latency_throughput_chart(
     """Round trip against rate along each sweep (points joined in thread order): where the
     latency turns up as throughput stops growing.
 
-    A round trip spanning a decade or more is drawn on a log axis labelled 1-3-10
-    (:func:`log_ticks`); rates are labelled in thousands (20k), a few per panel.
+    A round trip spanning a decade or more is drawn on a log axis labelled 1-2-5, 1-3-10 or
+    powers of ten, as densely as the panels allow (:func:`log_ticks`); rates are labelled in
+    thousands (20k), a few per panel.
 
     Example:
         chart(latency_throughput_chart(thread_sweep(s), config_colors(s), "Figure 6", []))
@@ -529,21 +1055,30 @@ def latency_throughput_chart(
         "rate_per_s:Q",
         title="Transactions per second",
         # 20k, not 20,000 (and 0, not "0k"): four labels fit a narrow panel.
-        axis=alt.Axis(tickCount=4, labelExpr="datum.value == 0 ? '0' : format(datum.value, '~s')"),
+        axis=alt.Axis(tickCount=4, labelExpr=_SI_LABELS, labelOverlap="greedy", labelFlush=True),
     )
-    y = alt.Y(
-        "round_trip_us:Q",
-        title="Round trip (µs)" + (", log scale" if y_log else ""),
-        scale=alt.Scale(type="log") if y_log else alt.Scale(zero=True),
-        axis=alt.Axis(values=log_ticks(df["round_trip_us"]), format=",")
-        if y_log
-        else alt.Axis(tickCount=4),
-    )
+    if y_log:
+        y, y_title = _sweep_y(df[df["round_trip_us"] > 0], "round_trip_us", group_by, None)
+    else:
+        y = alt.Y(
+            "round_trip_us:Q", title=None, scale=alt.Scale(zero=True), axis=alt.Axis(tickCount=4)
+        )
+        y_title = _SWEEP_Y["round_trip_us"]
     tooltip = [
         alt.Tooltip("rate_per_s:Q", format=",.1f"),
         alt.Tooltip("round_trip_us:Q", format=",.0f"),
     ]
-    return _sweep_facets(df, x, y, colors, caption, group_by, tooltip, resolve_x="independent")
+    return _sweep_facets(
+        df if not y_log else df[df["round_trip_us"] > 0],
+        x,
+        y,
+        colors,
+        caption,
+        group_by,
+        tooltip,
+        y_title,
+        resolve_x="independent",
+    )
 
 
 def rate_target_chart(targets: pd.DataFrame, colors: dict[str, str], caption: str):
@@ -563,20 +1098,29 @@ def rate_target_chart(targets: pd.DataFrame, colors: dict[str, str], caption: st
     sizes = [size_label(v) for v in sorted(df["message_bytes"].dropna().unique())]
     df["size"] = df["message_bytes"].map(size_label)
     order = _series_order(df, colors)
+    states = [s for s in ["sustained", "not sustained", "unknown"] if s in set(df["Target"])]
     y = alt.Y("series:N", title=None, sort=order, axis=alt.Axis(labelLimit=_LABEL_LIMIT))
     bars = (
         alt.Chart()
         .mark_bar(stroke="black", strokeWidth=0.4)
         .encode(
             y=y,
-            x=alt.X("achieved_rate_per_s:Q", title="Messages per second"),
-            color=_config_color(colors),
+            x=alt.X(
+                "achieved_rate_per_s:Q", title="Messages per second", axis=alt.Axis(format=",")
+            ),
+            color=_config_color(
+                colors,
+                df["configuration"],
+                reserve=legend_px(states, "Target"),
+                left=labels_px(df["series"]),
+            ),
             opacity=alt.Opacity(
                 "Target:N",
                 scale=alt.Scale(
                     domain=["sustained", "not sustained", "unknown"], range=[1.0, 0.3, 0.6]
                 ),
                 title="Target",
+                legend=_legend(states, "Target", symbolFillColor="#555555"),
             ),
             tooltip=[
                 "run_id",
@@ -589,20 +1133,25 @@ def rate_target_chart(targets: pd.DataFrame, colors: dict[str, str], caption: st
         )
     )
     ticks = alt.Chart().mark_tick(color="black", thickness=2).encode(y=y, x="target_rate_per_s:Q")
-    chart = (
-        alt.layer(bars, ticks, data=df)
-        .properties(width=380, height=alt.Step(16))
-        .facet(row=alt.Row("size:N", sort=sizes, title=None, header=alt.Header(labelFontSize=11)))
-        .resolve_scale(x="independent")
-    )
-    return _titled(chart, caption)
+
+    def build(width: int):
+        chart = (
+            alt.layer(bars, ticks, data=df)
+            .properties(width=width, height=alt.Step(18))
+            .facet(row=alt.Row("size:N", sort=sizes, title=None))
+            .resolve_scale(x="independent", y="independent")
+        )
+        return _finish(chart, caption)
+
+    return _fit_width(build, 1, TEXT_WIDTH - 400)
 
 
 def task_stack_chart(profile: pd.DataFrame, colors: dict[str, str], caption: str):
     """MP16's channel-initiator chart: CPU and wait µs per request stacked, one bar per
     configuration and variant (fct_chinit_task_profile: runs at other thread counts or
-    repeated are pooled), one row of panels per message size, one column per task type, so
-    a panel holds a few bars whatever the run count.
+    repeated are pooled), one row of panels per message size and one panel per task type in
+    it, so a panel holds a few bars whatever the run count. A row draws only the task types
+    and the bars that size has (no empty panels, no empty bars).
 
     Example:
         chart(task_stack_chart(chinit_task_profile("attls"), config_colors("attls"), "Fig. 8"))
@@ -617,48 +1166,77 @@ def task_stack_chart(profile: pd.DataFrame, colors: dict[str, str], caption: str
     ).dropna(subset=["us_per_request"])
     long["part"] = long["part"].map({"cpu_us_per_request": "CPU", "wait_us_per_request": "Wait"})
     long["configuration"] = long["configuration"].astype(str)
+    long["task_type"] = long["task_type"].astype(str)
     long["part_order"] = long["part"].map({"CPU": 0, "Wait": 1})
     long["size"] = long["message_bytes"].map(size_label)
     # The query's order: configurations in the study's order, then variant; sizes numeric;
     # task types in the mart's stack order (dispatcher, adapter, SSL, DNS).
     bars = list(dict.fromkeys(profile["bar_label"]))
-    sizes = list(dict.fromkeys(long.sort_values("message_bytes")["size"]))
     tasks = list(dict.fromkeys(profile.sort_values("stack_order")["task_type"].astype(str)))
-    chart = (
-        alt.Chart(long)
-        .mark_bar(stroke="white", strokeWidth=0.5)
-        .encode(
-            y=alt.Y("bar_label:N", title=None, sort=bars, axis=alt.Axis(labelLimit=_LABEL_LIMIT)),
-            x=alt.X(
-                "us_per_request:Q",
-                title="µs per request",
-                stack="zero",
-                axis=alt.Axis(tickCount=3),
-            ),
-            color=_config_color(colors),
-            opacity=alt.Opacity(
-                "part:O",
-                sort=["CPU", "Wait"],
-                scale=alt.Scale(domain=["CPU", "Wait"], range=[1.0, 0.4]),
-                title="Part",
-            ),
-            order=alt.Order("part_order:Q"),
-            tooltip=[
-                "bar_label",
-                "size",
-                "task_type",
-                "part",
-                alt.Tooltip("runs:Q", title="Runs pooled"),
-                alt.Tooltip("us_per_request:Q", format=",.1f"),
-            ],
-        )
-        .properties(width=170, height=alt.Step(11))
-        .facet(
-            row=alt.Row("size:N", sort=sizes, title=None, header=alt.Header(labelFontSize=11)),
-            column=alt.Column(
-                "task_type:N", sort=tasks, title=None, header=alt.Header(labelFontSize=11)
-            ),
-        )
-        .resolve_scale(x="independent")
+    rows = [
+        (g["size"].iloc[0], g) for _, g in long.groupby("message_bytes", sort=True, dropna=False)
+    ]
+    across = max((g["task_type"].nunique() for _, g in rows), default=1)
+    parts = [p for p in ["CPU", "Wait"] if p in set(long["part"])]
+    color = _config_color(
+        colors,
+        long["configuration"],
+        reserve=legend_px(parts, "Part"),
+        left=labels_px(long["bar_label"]),
     )
-    return _titled(chart, caption)
+    opacity = alt.Opacity(
+        "part:O",
+        sort=["CPU", "Wait"],
+        scale=alt.Scale(domain=["CPU", "Wait"], range=[1.0, 0.4]),
+        title="Part",
+        legend=_legend(parts, "Part", symbolFillColor="#4e79a7"),
+    )
+
+    def build(width: int):
+        charts = []
+        for size, part in rows:
+            present = set(part["bar_label"])
+            chart = (
+                alt.Chart(part)
+                .mark_bar(stroke="white", strokeWidth=0.5)
+                .encode(
+                    y=alt.Y(
+                        "bar_label:N",
+                        title=None,
+                        sort=[b for b in bars if b in present],
+                        axis=alt.Axis(labelLimit=_LABEL_LIMIT),
+                    ),
+                    x=alt.X(
+                        "us_per_request:Q",
+                        title="µs per request",
+                        stack="zero",
+                        axis=alt.Axis(tickCount=3, labelExpr=_SI_LABELS, labelOverlap="greedy"),
+                    ),
+                    color=color,
+                    opacity=opacity,
+                    order=alt.Order("part_order:Q"),
+                    tooltip=[
+                        "bar_label",
+                        "size",
+                        "task_type",
+                        "part",
+                        alt.Tooltip("runs:Q", title="Runs pooled"),
+                        alt.Tooltip("us_per_request:Q", format=",.1f"),
+                    ],
+                )
+                .properties(width=width, height=alt.Step(13))
+                .facet(
+                    column=alt.Column(
+                        "task_type:N",
+                        sort=[t for t in tasks if t in set(part["task_type"])],
+                        title=size,
+                        header=alt.Header(titleAnchor="start", titleFontWeight="bold"),
+                    )
+                )
+                .resolve_scale(x="independent")
+            )
+            charts.append(chart)
+        chart = charts[0] if len(charts) == 1 else alt.vconcat(*charts)
+        return _finish(chart, caption)
+
+    return _fit_width(build, across, (TEXT_WIDTH - 360) / across)

@@ -326,7 +326,13 @@ def sweep_pivot_tables(
     compared = summary[summary["baseline_series_key"].notna()]
     if compared.empty:
         return []
-    dims = [d for d in [*group_by, "persistence"] if d in summary and summary[d].nunique() > 1]
+    # Groups: the study's dimensions, persistence, and labels that vary within a configuration
+    # (point_labels: a topology the study groups by), each when it takes two or more values.
+    dims = [
+        d
+        for d in [*group_by, "persistence", "point_labels"]
+        if d in summary and summary[d].nunique(dropna=False) > 1
+    ]
     order = (
         summary.drop_duplicates("configuration").set_index("configuration")["sort_order"]
         if "sort_order" in summary
