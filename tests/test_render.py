@@ -363,3 +363,62 @@ def test_quarto_engine_without_quarto_on_path_is_a_clear_error(
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(RenderError, match="engine='quarto' but no `quarto` executable"):
         render_report(FIXTURES / "report.qmd", tmp_path, engine="quarto")
+
+
+def test_pdf_table_layout_sizes_columns_by_content_and_never_breaks_numbers() -> None:
+    from mqcap.render.typst_tables import Column, add_breaks, layout_table, pieces, text_width
+
+    cipher = "MQ + System SSL · TLS_CHACHA20_POLY1305_SHA256"
+    narrow = [
+        Column("Configuration", [cipher], False),
+        Column("Max rate /s", ["1,203,282,578"], True),
+        Column("Round trip µs", ["0.0071 (0.0070 – 0.0073)"], True),
+    ]
+    lay = layout_table(narrow, 470, 717)
+    assert (lay.size, lay.landscape, lay.split) == (8.5, False, 1)
+    # Everything fits on one line: the name is not squeezed, the number has its width and
+    # the padding on both sides is the gutter between neighbouring columns.
+    assert lay.widths[0] >= text_width(cipher, 8.5) + 2 * lay.inset[0]
+    assert lay.widths[1] >= text_width("1,203,282,578", 8.5) + 2 * lay.inset[0]
+    # Names wrap after underscores, commas and slashes; numbers never.
+    assert add_breaks("1,203,282 0.0071 1/2 a,b MQPUT/MQGET") == (
+        "1,203,282 0.0071 1/2 a,\u200bb MQPUT/\u200bMQGET"
+    )
+    assert pieces(add_breaks("TLS_AES_256_GCM_SHA384")) == [
+        "TLS_",
+        "AES_",
+        "256_",
+        "GCM_",
+        "SHA384",
+    ]
+    # Twelve numeric columns: a smaller font, then a landscape page, never columns narrower
+    # than their numbers.
+    wide = [Column(f"Measure {k}", ["123,456,789.5"], True) for k in range(12)]
+    lay = layout_table(wide, 470, 717)
+    assert lay.landscape and lay.size < 8.5
+    assert all(w >= text_width("123,456,789.5", lay.size) for w in lay.widths)
+    assert sum(lay.widths) <= 717
+    # Appendix: a long narrow table flows in two columns, in a smaller font.
+    runs = [
+        Column("Run", [f"run-{k}" for k in range(40)], False),
+        Column("Rows", ["12"] * 40, True),
+    ]
+    lay = layout_table(runs, 470, 717, compact=True, rows=40)
+    assert lay.split == 2 and lay.size <= 7
+
+
+def test_pdf_tables_keep_their_caption_and_label_and_charts_take_the_text_width(
+    rendered: dict[str, Path],
+) -> None:
+    import pymupdf
+
+    doc = pymupdf.open(rendered["pdf"])
+    text = " ".join(page.get_text() for page in doc)
+    assert "Table 1: CPU cost per transaction by address space (2 KB messages)" in " ".join(
+        text.split()
+    )
+    # The report's "Table 1" reference still links to its table.
+    links = [link for page in doc for link in page.get_links() if link.get("kind") == 1]
+    assert links
+    # poppler reads the file without complaint (no `/Suspects false` in the catalog).
+    assert b"/Suspects" not in rendered["pdf"].read_bytes()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +45,11 @@ def metadata_block(doc: QmdDocument, extra: dict[str, Any] | None = None) -> str
     return "---\n" + yaml.safe_dump(meta, allow_unicode=True, sort_keys=False) + "---\n\n"
 
 
-def run_pandoc(markdown: str, to: str, output: Path, args: list[str]) -> None:
-    """Convert ``markdown`` to ``output``; pandoc's complaint becomes a :class:`RenderError`.
+def run_pandoc(
+    markdown: str, to: str, output: Path, args: list[str], source: str = "markdown"
+) -> None:
+    """Convert ``markdown`` (or pandoc JSON with ``source="json"``) to ``output``; pandoc's
+    complaint becomes a :class:`RenderError`.
 
     Example:
         run_pandoc("# Hi", "html5", Path("out/r.html"), ["--standalone"])
@@ -54,13 +58,25 @@ def run_pandoc(markdown: str, to: str, output: Path, args: list[str]) -> None:
         pypandoc.convert_text(
             markdown,
             to,
-            format="markdown",
+            format=source,
             outputfile=str(output),
             extra_args=["--fail-if-warnings=false", *args],
             sandbox=False,
         )
     except (RuntimeError, OSError) as exc:
         raise RenderError(f"pandoc could not write {output.name}: {exc}") from exc
+
+
+def pandoc_ast(markdown: str) -> dict[str, Any]:
+    """The pandoc JSON AST of ``markdown``, to be changed and written with ``source="json"``.
+
+    Example:
+        pandoc_ast("# Hi")["blocks"][0]["t"]  # 'Header'
+    """
+    try:
+        return json.loads(pypandoc.convert_text(markdown, "json", format="markdown"))
+    except (RuntimeError, OSError) as exc:
+        raise RenderError(f"pandoc could not read the markdown: {exc}") from exc
 
 
 def package_file(name: str) -> Path:
