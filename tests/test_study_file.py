@@ -79,3 +79,32 @@ def test_unknown_field_and_wrong_study_name_are_errors(tmp_path):
 def test_configuration_listed_twice_is_an_error(tmp_path):
     err = _error(tmp_path, GOOD.replace("  - Feature on", "  - Feature off"))
     assert err.field == "configurations[1].configuration"
+
+
+def test_question_lands_its_measures_in_order_and_sets_the_grouping(tmp_path):
+    text = GOOD.replace("group_by: [scenario, hardware_model]\n", "") + (
+        "question:\n  measures: [single_thread_round_trip_us, max_rate_per_s]\n  by: [scenario]\n"
+    )
+    parsed = parse_file(study.PARSER, _write(tmp_path, text), "threadsweep/study.yaml")
+    assert parsed["study_question_measure"].select("measure", "sort_order").rows() == [
+        ("single_thread_round_trip_us", 1),
+        ("max_rate_per_s", 2),
+    ]
+    assert json.loads(parsed["study_file"].row(0, named=True)["group_by_json"]) == ["scenario"]
+
+
+def test_question_names_only_measures_the_marts_have(tmp_path):
+    err = _error(tmp_path, GOOD + "question:\n  measures: [latency]\n")
+    assert err.field == "question.measures[0]" and err.line == 13
+    assert "one of max_rate_per_s, single_thread_round_trip_us, achieved_batch_size" in str(err)
+    err = _error(tmp_path, GOOD + "question:\n  by: [scenario]\n")
+    assert err.field == "question.by"
+    assert "the same as group_by ['scenario', 'hardware_model']" in str(err)
+
+
+def test_question_measures_are_the_measures_the_marts_define():
+    # One list in the parser, one in the seed every measure's direction comes from: a measure
+    # added to fct_run_measures (and so to the seed) must be askable, and nothing else is.
+    seed = (Path(__file__).parents[1] / "seeds" / "measure_direction.csv").read_text()
+    measures = {line.split(",")[0] for line in seed.splitlines()[1:] if line.strip()}
+    assert set(study.RUN_MEASURES) == measures

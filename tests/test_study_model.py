@@ -34,6 +34,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("dbt")]
 SCENARIO = PROJECT / "data" / "scenarios" / "encsweep.yaml"
 FIELDS = "encfields"
 TOPOLOGY = "enctopology"
+ASKED = "encquestion"
 
 
 def _label_group_study(fields: dict, raw: Path) -> None:
@@ -84,6 +85,10 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     generate(labels, raw)
     generate(fields, raw)
     _label_group_study(fields, raw)
+    asked = copy.deepcopy(fields)
+    asked["study"] = ASKED
+    asked["study_file"] = {"question": {"measures": ["single_thread_round_trip_us"]}}
+    generate(asked, raw)
     _undecided_study(raw)
     settings = Settings.load(
         warehouse=root / "wh" / "warehouse.duckdb",
@@ -202,6 +207,26 @@ def test_a_label_that_varies_within_configurations_keeps_its_groups_apart(built)
         f"where study = '{TOPOLOGY}' and kind = 'sweep_headline' order by finding_rank",
     )
     assert topology == fields and len(fields) == 4
+
+
+def test_a_question_in_study_yaml_chooses_what_the_findings_answer_with(built):
+    # encquestion asks for the single-thread round trip only: the headlines give that, per
+    # group, and no maximum throughput; the study lists its question.
+    found = query(
+        built,
+        f"select kind, sentence from marts.fct_findings where study = '{ASKED}' "
+        "order by finding_rank",
+    )
+    headlines = [s for k, s in found if k == "sweep_headline"]
+    assert len(headlines) == 4
+    for (scen, model), (_rate, rt) in _expected_headlines().items():
+        assert (
+            f"{scen}, {model}: encrypted against unencrypted, single-thread round trip {rt:+.1f}%."
+            in headlines
+        )
+    assert query(
+        built, f"select question_measures from marts.dim_study where study = '{ASKED}'"
+    ) == [("single_thread_round_trip_us",)]
 
 
 def test_sweep_summary_pairs_each_series_with_the_series_its_runs_name(built):

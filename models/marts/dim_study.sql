@@ -116,6 +116,14 @@ summaries as (
     group by study
 ),
 
+questions as (
+    select
+        study,
+        {{ mqcap_string_agg('measure', "', '", 'sort_order') }} as question_measures
+    from {{ ref('stg_manifest__study_question_measures') }}
+    group by study
+),
+
 baselines as (
     select
         study,
@@ -133,6 +141,7 @@ select
     study_files.purpose,
     baselines.baseline_configuration,
     baselines.baseline_problem,
+    questions.question_measures,
     coalesce(study_files.notes_json, '[]') as notes_json,
     coalesce(
         study_files.group_by_json,
@@ -158,5 +167,6 @@ select
 from by_study
 left join study_files on by_study.study = study_files.study
 left join baselines on by_study.study = baselines.study
+left join questions on by_study.study = questions.study
 left join shapes on by_study.study = shapes.study
 left join summaries on by_study.study = summaries.study

@@ -60,6 +60,31 @@ key_steps as (
     select * from {{ ref('fct_channel_start_key_steps') }}
 ),
 
+question as (
+    -- The measures a study file's question names (study.yaml question.measures), in order.
+    select * from {{ ref('stg_manifest__study_question_measures') }}
+),
+
+asked as (
+    select distinct study from question
+),
+
+sweep_asks as (
+    -- Which thread-sweep figures a study's headline gives: both unless its question names
+    -- measures, then those it names.
+    select
+        studies.study,
+        asked.study is null or max(case when question.measure = 'max_rate_per_s' then 1 end) = 1
+            as asks_rate,
+        asked.study is null
+        or max(case when question.measure = 'single_thread_round_trip_us' then 1 end) = 1
+            as asks_latency
+    from (select distinct study from sweep) as studies
+    left join asked on studies.study = asked.study
+    left join question on studies.study = question.study
+    group by studies.study, asked.study
+),
+
 -- ---------------------------------------------------------------------------- change points
 change_steps as (
     select
@@ -131,6 +156,15 @@ sweep_groups as (
     group by study, configuration, scenario, hardware_model, point_labels
 ),
 
+sweep_groups_asked as (
+    select
+        sweep_groups.*,
+        sweep_asks.asks_rate,
+        sweep_asks.asks_latency
+    from sweep_groups
+    inner join sweep_asks on sweep_groups.study = sweep_asks.study
+),
+
 sweep_headline as (
     select
         study,
@@ -139,16 +173,26 @@ sweep_headline as (
         coalesce(
             nullif(concat_ws(', ', scenario, hardware_model, group_labels), '') || ': ', ''
         )
-        || configuration || ' against ' || baseline_configuration || ', maximum throughput '
-        || {{ pct_text('rate_pct_mean') }}
+        || configuration || ' against ' || baseline_configuration
         || case
-            when rate_series > 1 and {{ pct_text('rate_pct_low') }} <> {{ pct_text('rate_pct_high') }}
+            when asks_rate
                 then
-                    ' (' || {{ pct_text('rate_pct_low') }} || ' to ' || {{ pct_text('rate_pct_high') }}
-                    || ' over ' || cast(rate_series as {{ dbt.type_string() }}) || ' message sizes)'
+                    ', maximum throughput ' || {{ pct_text('rate_pct_mean') }}
+                    || case
+                        when
+                            rate_series > 1
+                            and {{ pct_text('rate_pct_low') }} <> {{ pct_text('rate_pct_high') }}
+                            then
+                                ' (' || {{ pct_text('rate_pct_low') }} || ' to '
+                                || {{ pct_text('rate_pct_high') }} || ' over '
+                                || cast(rate_series as {{ dbt.type_string() }})
+                                || ' message sizes)'
+                        else ''
+                    end
             else ''
         end
         || coalesce(
+            case when not asks_latency then '' end,
             ', single-thread round trip ' || {{ pct_text('latency_pct_mean') }}
             || case
                 when
@@ -162,16 +206,17 @@ sweep_headline as (
             ''
         )
         || '.' as sentence,
-        rate_pct_mean as value,
+        case when asks_rate then rate_pct_mean else latency_pct_mean end as value,
         'percent' as unit,
-        abs(rate_pct_mean) as magnitude,
+        abs(case when asks_rate then rate_pct_mean else latency_pct_mean end) as magnitude,
         'sec-thread-sweep' as section_anchor,
         configuration,
-        'max_rate_per_s' as measure,
+        case when asks_rate then 'max_rate_per_s' else 'single_thread_round_trip_us' end
+            as measure,
         coalesce(nullif(concat_ws(', ', scenario, hardware_model, group_labels), ''), '-')
             as subject
-    from sweep_groups
-    where rate_series > 0
+    from sweep_groups_asked
+    where rate_series > 0 and (asks_rate or asks_latency)
 ),
 
 -- -------------------------------------------------------------------------- rate targets
@@ -291,6 +336,8 @@ pair_runs as (
     -- that differ from the baseline run's.
     select
         comparison.*,
+        coalesce(question.sort_order, case comparison.measure when 'round_trip_us' then 1 else 2 end)
+            as measure_order,
         coalesce(run_sets.point_labels, '') as point_labels,
         case
             when comparison.configuration <> comparison.baseline_configuration then 'size'
@@ -324,14 +371,20 @@ pair_runs as (
             comparison.run_key = inside_noise.run_key
             and comparison.measure = inside_noise.measure
             and comparison.subject = inside_noise.subject
+    left join asked on comparison.study = asked.study
+    left join question
+        on comparison.study = question.study and comparison.measure = question.measure
     where
         comparison.pct_change is not null
         and inside_noise.run_key is null
         and sweep_studies.study is null
-        and variant.workload_type not in ('channel_start', 'channel_stop')
+        -- channel measures of channel start/stop runs, message measures of the others
+        and (variant.workload_type in ('channel_start', 'channel_stop'))
+        = (comparison.measure in ('time_per_channel_us', 'channel_rate_per_s', 'cpu_us_per_channel'))
+        and comparison.subject in ('TOTAL', 'RUN', 'QMGR', 'HOST')
         and (
-            comparison.measure = 'round_trip_us'
-            or (comparison.measure = 'cpu_us_per_txn' and comparison.subject = 'TOTAL')
+            question.measure is not null
+            or (asked.study is null and comparison.measure in ('round_trip_us', 'cpu_us_per_txn'))
         )
 ),
 
@@ -346,6 +399,7 @@ pair_points as (
         x_kind,
         max(base_x_value) as base_x_value,
         measure,
+        min(measure_order) as measure_order,
         x_value,
         avg(pct_change) as pct_change
     from pair_runs
@@ -361,6 +415,7 @@ pair_measures as (
         x_kind,
         max(base_x_value) as base_x_value,
         measure,
+        min(measure_order) as measure_order,
         count(*) as points,
         min(x_value) as small_x,
         max(x_value) as large_x,
@@ -381,9 +436,8 @@ pair_texts as (
                     {{ pct_text_fine('small_pct') }} || ' at ' || {{ x_text('x_kind', 'small_x') }}
                     || ' to ' || {{ pct_text_fine('large_pct') }} || ' at '
                     || {{ x_text('x_kind', 'large_x') }}
-            else
-                {{ pct_text_fine('small_pct') }}
-                || coalesce(' at ' || {{ x_text('x_kind', 'small_x') }}, '')
+            when small_x is null then {{ pct_text_fine('small_pct') }}
+            else {{ pct_text_fine('small_pct') }} || ' at ' || {{ x_text('x_kind', 'small_x') }}
         end as piece
     from pair_measures
 ),
@@ -414,15 +468,22 @@ pair_change as (
             else baseline_configuration
         end
         || ': '
-        || {{ mqcap_string_agg('piece', "'; '", 'measure desc') }} || '.' as sentence,
-        max(case when measure = 'round_trip_us' then large_pct end) as value,
+        || {{ mqcap_string_agg('piece', "'; '", 'measure_order') }} || '.' as sentence,
+        {{ mqcap_arg_min('large_pct', 'measure_order') }} as value,
         'percent' as unit,
         max(largest_abs_pct) as magnitude,
-        max(case when measure = 'round_trip_us' then 'sec-comparison' else 'sec-cost' end)
-            as section_anchor,
+        {{ mqcap_arg_min(
+            "case
+                when measure in ('round_trip_us', 'rate_per_s') then 'sec-comparison'
+                when measure in ('time_per_channel_us', 'channel_rate_per_s', 'cpu_us_per_channel')
+                    then 'sec-starts'
+                when measure = 'cpu_us_per_txn' then 'sec-cost'
+                else 'sec-channels'
+            end",
+            'measure_order'
+        ) }} as section_anchor,
         configuration,
-        case when max(measure) = 'round_trip_us' then 'round_trip_us' else 'cpu_us_per_txn' end
-            as measure,
+        {{ mqcap_arg_min('measure', 'measure_order') }} as measure,
         baseline_configuration || '|' || point_labels || '|' || x_kind as subject
     from pair_texts
     group by study, configuration, baseline_configuration, point_labels, x_kind

@@ -4,8 +4,9 @@ It names the study's title and purpose, the order and display names of its confi
 the dimensions runs are grouped by (scenario, hardware_model, ...), the baseline configuration
 and notes for the introduction. Validated like ``run.yaml``: every error names the file, the
 line, the field and what was expected. Without a study file the marts use defaults
-(``dim_configuration``: configurations in order of first run, baseline the configuration most
-runs point to as their baseline).
+(``dim_configuration``: configurations in order of first run, baselines as the runs declare
+them). ``question`` names the measures the findings answer with (``fct_findings``) and the
+dimensions to break them down by (the same as ``group_by``).
 
 Example::
 
@@ -14,6 +15,8 @@ Example::
     purpose: What switching the feature on costs in peak throughput and latency
     baseline: Feature off
     group_by: [scenario, hardware_model]
+    question:
+      measures: [max_rate_per_s, single_thread_round_trip_us]
     configurations:
       - configuration: Feature off
         display_name: Feature off (baseline)
@@ -46,7 +49,23 @@ TOP_FIELDS = {
     "notes": "a text or a list of texts shown in the introduction",
     **_clock.FIELDS,  # the local clock of the study's runs (a run.yaml may state its own)
     "noise": "a mapping: min_change_pct (verdicts and change points), change_point_pvalue",
+    "question": "a mapping: measures (what the findings answer with, in order) and by (the "
+    "dimensions to break them down by: group_by)",
 }
+# The measures a study's question may name: the thread-sweep figures of fct_sweep_summary and
+# every per-run measure of fct_run_measures (reference.measure_direction; a layout test keeps
+# the two lists together).
+SWEEP_MEASURES = ("max_rate_per_s", "single_thread_round_trip_us")
+RUN_MEASURES = (
+    "achieved_batch_size", "channel_msgs_per_s", "channel_net_time_avg_us", "channel_rate_per_s",
+    "cpu_us_per_channel", "cpu_us_per_request", "cpu_us_per_txn", "crypto_util_pct",
+    "cwnd_drops", "host_cpu_pct", "log_logical_bytes_per_s", "log_physical_bytes_per_s",
+    "log_write_latency_us", "mqget_rate_per_s", "mqput_rate_per_s", "nettime_avg_us",
+    "nettime_short_p95_us", "qmgr_cpu_pct", "rate_per_s", "round_trip_us",
+    "smooth_trip_time_mean_ms", "time_per_channel_us", "xbatchsz_short_p50",
+    "xqtime_short_p95_us",
+)  # fmt: skip
+QUESTION_MEASURES = SWEEP_MEASURES + RUN_MEASURES
 # Noise-aware comparisons and change points (README "Replicates and history"): defaults and
 # the accepted ranges of the study file's ``noise`` mapping.
 NOISE_DEFAULTS = {"min_change_pct": 1.0, "change_point_pvalue": 0.001}
@@ -72,6 +91,16 @@ STUDY_TABLE = Table(
         "change_point_pvalue": "DOUBLE",
     },
     "One row per study file (study.yaml).",
+)
+QUESTION_TABLE = Table(
+    "study_question_measure",
+    {
+        **TEXT_LINEAGE,
+        "study": "VARCHAR",
+        "measure": "VARCHAR",
+        "sort_order": "BIGINT",
+    },
+    "One row per measure a study file's question names, in its order.",
 )
 CONFIG_TABLE = Table(
     "study_configuration",
@@ -126,6 +155,7 @@ def validate(doc: Any, ctx: ParseContext) -> dict:
     if len(set(group_by)) != len(group_by):
         check.fail(doc, "group_by", "group_by", "each dimension once", group_by)
     out["group_by"] = list(group_by)
+    out["question"] = _question(check, doc, out)
 
     notes = doc.get("notes") or []
     if isinstance(notes, str | int | float) and not isinstance(notes, bool):
@@ -175,6 +205,43 @@ def validate(doc: Any, ctx: ParseContext) -> dict:
             out["baseline"],
         )  # fmt: skip
     return out
+
+
+def _question(check: _Checker, doc: _Mapping, out: dict) -> list[str]:
+    """The optional ``question`` mapping: its measures (checked, in order); its ``by`` is the
+    study's group_by (both given, they must agree)."""
+    question = doc.get("question")
+    if question is None:
+        return []
+    if not isinstance(question, _Mapping):
+        check.fail(doc, "question", "question", TOP_FIELDS["question"], question)
+    for key in question:
+        if key not in ("measures", "by"):
+            check.fail(question, key, f"question.{key}", "measures or by", key)
+    measures = question.get("measures") or []
+    if isinstance(measures, str):
+        measures = [measures]
+    if not isinstance(measures, list):
+        check.fail(question, "measures", "question.measures", "a list of measure names", measures)
+    for i, m in enumerate(measures):
+        if m not in QUESTION_MEASURES:
+            check.fail(
+                question, "measures", f"question.measures[{i}]",
+                f"one of {', '.join(QUESTION_MEASURES)}", m,
+            )  # fmt: skip
+    if len(set(measures)) != len(measures):
+        check.fail(question, "measures", "question.measures", "each measure once", measures)
+    by = question.get("by")
+    if by is not None:
+        by = [by] if isinstance(by, str) else by
+        if not isinstance(by, list) or not all(
+            isinstance(d, str) and DIMENSION_RE.match(d) for d in by
+        ):
+            check.fail(question, "by", "question.by", "a list of dimension names", by)
+        if out["group_by"] and out["group_by"] != by:
+            check.fail(question, "by", "question.by", f"the same as group_by {out['group_by']}", by)
+        out["group_by"] = list(by)
+    return [str(m) for m in measures]
 
 
 def _noise(check: _Checker, doc: _Mapping) -> dict[str, float | None]:
@@ -230,6 +297,10 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
         ],
     )
     yield (
+        QUESTION_TABLE.name,
+        [{**base, "measure": m, "sort_order": i + 1} for i, m in enumerate(s["question"])],
+    )
+    yield (
         CONFIG_TABLE.name,
         [
             {**base, "configuration": name, "display_name": display, "sort_order": i + 1}
@@ -241,7 +312,7 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
 PARSER = Parser(
     kind="study",
     description="Study file (study.yaml): title, purpose, configuration order, baseline, notes",
-    tables=(STUDY_TABLE, CONFIG_TABLE),
+    tables=(STUDY_TABLE, CONFIG_TABLE, QUESTION_TABLE),
     sniff=sniff,
     parse=parse,
     priority=0,
