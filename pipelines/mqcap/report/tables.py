@@ -21,7 +21,7 @@ def cost_table(costs: pd.DataFrame) -> pd.DataFrame:
     row has more than one).
 
     Example:
-        cost_table(address_space_costs("attls")).columns  # size, series, MSTR, CHIN, ...
+        cost_table(address_space_costs("attls")).columns  # size, series, MSTR, CHIN, MQ, ...
     """
     if costs.empty:
         return pd.DataFrame()
@@ -34,6 +34,9 @@ def cost_table(costs: pd.DataFrame) -> pd.DataFrame:
     roles = [r for r in ROLES if r in wide.columns]
     wide = wide[roles]
     wide["Total"] = wide.sum(axis=1, min_count=1)
+    if {"MSTR", "CHIN"} <= set(roles):
+        # MP16's "MQ cost": queue manager + channel initiator, right after its two parts.
+        wide.insert(roles.index("CHIN") + 1, "MQ", wide[["MSTR", "CHIN"]].sum(axis=1, min_count=1))
     runs = costs.groupby(keys, observed=True)["run_id"].nunique()
     if (runs > 1).any():
         wide["Runs"] = runs.reindex(wide.index)
