@@ -30,6 +30,7 @@ from pathlib import Path
 
 import duckdb
 
+from mqcap.ledger import codeprint
 from mqcap.settings import Settings
 
 STEPS = "meta.pipeline_step"
@@ -205,15 +206,30 @@ def files_fingerprint(root: Path, patterns: tuple[str, ...]) -> str:
     return h.hexdigest()[:32]
 
 
+# The libraries whose versions shape a step's output (an upgrade owes the step again).
+BUILD_LIBRARIES = ("dbt-core", "dbt-duckdb", "duckdb")
+SPARK_LIBRARIES = ("dbt-spark", "pyspark")
+REPORT_LIBRARIES = (
+    "altair", "vl-convert-python", "typst", "pypandoc_binary", "nbclient", "ipykernel",
+    "pandas", "duckdb",
+)  # fmt: skip
+
+
 def dbt_fingerprint(settings: Settings) -> str:
-    """The dbt project's own files, and the engine that builds them: a change (an upgrade, an
-    edited model, the other engine) rebuilds all. (DuckDB's is the files' alone, as before the
-    Spark engine: its warehouses keep their last build.)"""
+    """What a build is made from: the dbt project's own files, the mqcap modules its Python
+    models import (``mqcap.noise`` and what it imports: codeprint), the versions of dbt and the
+    engine's libraries, and the engine: a change to any of them rebuilds all."""
     files = files_fingerprint(
         settings.project_root,
         ("dbt_project.yml", "models/**/*", "macros/**/*", "seeds/**/*"),
     )
-    return files if settings.engine == "duckdb" else _hash(files, settings.engine)
+    libraries = BUILD_LIBRARIES + (SPARK_LIBRARIES if settings.engine != "duckdb" else ())
+    code = codeprint.code_fingerprint(
+        codeprint.texts(settings.project_root, ("models/**/*.py",)), libraries
+    )
+    return (
+        _hash(files, code) if settings.engine == "duckdb" else _hash(files, code, settings.engine)
+    )
 
 
 def suites_fingerprint(settings: Settings, scope: str) -> str:
@@ -222,7 +238,18 @@ def suites_fingerprint(settings: Settings, scope: str) -> str:
 
 
 def reports_fingerprint(settings: Settings) -> str:
-    return files_fingerprint(settings.reports_src, ("*.qmd", "_quarto.yml"))
+    """What a report is made from: the Quarto sources, every mqcap module they import
+    (``mqcap.report``, ``mqcap.render`` and onwards, with their stylesheet and templates), the
+    renderer (the Quarto CLI found on PATH, or mqcap's own) and the drawing and converting
+    libraries' versions."""
+    from mqcap.render.quarto import quarto_path
+
+    files = files_fingerprint(settings.reports_src, ("*.qmd", "_quarto.yml"))
+    sources = codeprint.texts(settings.reports_src, ("*.qmd",))
+    # The renderer mqcap drives is part of what a report is made from too.
+    sources.append("import mqcap.render")
+    code = codeprint.code_fingerprint(sources, REPORT_LIBRARIES)
+    return _hash(files, code, f"quarto={quarto_path() or 'own'}")
 
 
 # ----------------------------------------------------------------------------- state
