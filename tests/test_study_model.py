@@ -25,6 +25,8 @@ from mqcap.generate.sweep import expand_sweep
 from mqcap.ingest import ingest
 from mqcap.ledger.steps import pipeline_state
 from mqcap.render import render_report
+from mqcap.report import queries as q
+from mqcap.report import tables as tb
 from mqcap.settings import Settings
 
 from helpers import PROJECT, query
@@ -278,6 +280,37 @@ def test_reports_of_both_encodings_show_the_same_findings_and_tables(built):
         assert "+0.0%" not in t
         sizes = re.findall(r"<td[^>]*>(\d+)\s*(?:&nbsp;|\u00a0| )(KB)</td>", t)
         assert [s for s, _ in sizes] == ["2", "20", "200"]
+
+
+def test_mp16_sweep_tables_hold_the_marts_figures_in_natural_order(built, monkeypatch):
+    monkeypatch.setenv("MQCAP_WAREHOUSE", str(built.warehouse))
+    tables = tb.sweep_pivot_tables(q.sweep_summary("encsweep"), ["scenario", "hardware_model"])
+    assert [t for t, _ in tables] == [
+        f"{g}: encrypted against unencrypted"
+        for g in ("client, M2002A", "client, M2002B", "local, M2002A", "local, M2002B")
+    ]
+    rows = query(
+        built,
+        """select scenario, hardware_model, message_bytes, max_rate_per_s,
+                  baseline_max_rate_per_s, max_rate_pct_change,
+                  single_thread_round_trip_pct_change
+           from marts.fct_sweep_summary where study = 'encsweep' and configuration = 'encrypted'
+           order by scenario, hardware_model, message_bytes""",
+    )
+    cells = [r for _, df in tables for r in df.to_dict("records")]
+    assert len(cells) == len(rows) == 12
+    for cell, (_s, _m, size, rate, base_rate, rate_pct, rt_pct) in zip(cells, rows, strict=True):
+        assert cell["Size"].replace("\u00a0", " ") == f"{size // 1024} KB"
+        assert cell["encrypted max /s"] == f"{rate:,.0f}"
+        assert cell["unencrypted max /s"] == f"{base_rate:,.0f}"
+        # % from the unrounded values, to the places shown
+        assert cell["throughput %"] == f"{round(rate_pct, 1) + 0.0:+.1f}%"
+        assert cell["latency %"] == f"{round(rt_pct, 1) + 0.0:+.1f}%"
+    # One time unit per column: the 2 KB single-thread round trips are hundreds of µs.
+    assert [c for c in tables[0][1].columns if "1-thread" in c] == [
+        "unencrypted 1-thread µs",
+        "encrypted 1-thread µs",
+    ]
 
 
 def test_an_undecided_baseline_names_its_candidates_and_is_a_problem(built):
