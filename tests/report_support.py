@@ -101,21 +101,35 @@ def thread_sweep_study(study: str = "appliance") -> dict[str, pd.DataFrame]:
         base = group[group["configuration"] == "feature_off"]
         base_max = base["rate_per_s"].max()
         base_rt1 = base.loc[base["threads"] == 1, "round_trip_us"].iloc[0]
+        base_key = "|".join([study, "feature_off", *(str(k) for k in group_key)])
         for config, part in group.groupby("configuration"):
             best = part.loc[part["rate_per_s"].idxmax()]
             rt1 = part.loc[part["threads"] == 1, "round_trip_us"].iloc[0]
+            # As fct_sweep_summary: the baseline series is compared with nothing (no "+0.0%").
+            is_base = config == "feature_off"
             summary.append(
                 dict(zip(keys, group_key, strict=True))
                 | {
+                    "series_key": "|".join([study, config, *(str(k) for k in group_key)]),
                     "study": study,
                     "configuration": config,
+                    "display_name": CONFIGS[config],
+                    "is_baseline": is_base,
                     "max_rate_per_s": best["rate_per_s"],
                     "threads_at_max": best["threads"],
                     "single_thread_round_trip_us": rt1,
-                    "baseline_max_rate_per_s": base_max,
-                    "baseline_single_thread_round_trip_us": base_rt1,
-                    "max_rate_pct_change": (best["rate_per_s"] - base_max) / base_max * 100,
-                    "single_thread_round_trip_pct_change": (rt1 - base_rt1) / base_rt1 * 100,
+                    "baseline_series_key": None if is_base else base_key,
+                    "baseline_source": None if is_base else "run_baselines",
+                    "baseline_note": None,
+                    "baseline_configuration": None if is_base else "feature_off",
+                    "baseline_max_rate_per_s": None if is_base else base_max,
+                    "baseline_single_thread_round_trip_us": None if is_base else base_rt1,
+                    "max_rate_pct_change": None
+                    if is_base
+                    else (best["rate_per_s"] - base_max) / base_max * 100,
+                    "single_thread_round_trip_pct_change": None
+                    if is_base
+                    else (rt1 - base_rt1) / base_rt1 * 100,
                     "saturates": True,
                 }
             )

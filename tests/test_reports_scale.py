@@ -79,12 +79,18 @@ def test_environment_names_the_appliance_and_the_missing_intervals(rendered):
     )
 
 
-def test_sweep_summary_table_reads_the_mart(rendered, frames):
+def test_sweep_tables_read_the_mart(rendered, frames):
     html = _html(rendered)
-    table = html[html.index("Per sweep: maximum rate") :]
+    # MP16's tables in the body: one per scenario x model, sizes down, no baseline rows.
+    body = html[html.index('id="sec-thread-sweep"') : html.index('id="sec-appendix"')]
+    pivots = re.findall(r"against Feature off: maximum throughput and single-thread", body)
+    assert len(pivots) == 4
+    # Every series, the baselines with no comparison of their own, in the appendix.
+    table = html[html.index("Every thread-sweep series") :]
     table = table[: table.index("</table>")]
     rows = [re.findall(r"<td[^>]*>(.*?)</td>", r) for r in table.split("<tr>")[2:]]
     assert len(rows) == len(frames["fct_sweep_summary"]) == 32
+    assert "+0.0%" not in table
     summary = frames["fct_sweep_summary"]
     on = summary[
         (summary["scenario"] == "request_responder")

@@ -465,6 +465,12 @@ def sweep_summary(study: str) -> pd.DataFrame:
         sweep_summary("appliance")[["configuration", "max_rate_per_s", "max_rate_pct_change"]]
     """
     df = _mart("fct_sweep_summary", study, "message_bytes, configuration")
+    if "baseline_configuration" in df and not df.empty:
+        # The baseline by the same name as the configurations (display names).
+        names = display_names(study)
+        df["baseline_configuration"] = df["baseline_configuration"].map(
+            lambda c: names.get(c, c) if isinstance(c, str) else c
+        )
     return _ordered(df, study)
 
 

@@ -341,19 +341,35 @@ def sweep_pivot_tables(
         if "sort_order" in summary
         else pd.Series(dtype=float)
     )
+    # The names the study gives its configurations (study.yaml display names).
+    named = summary.drop_duplicates("configuration")
+    shown = (
+        {
+            str(c): str(n)
+            for c, n in zip(named["configuration"], named["display_name"], strict=True)
+            if isinstance(n, str)
+        }
+        if "display_name" in summary
+        else {}
+    )
     keys = [*dims, "baseline_configuration"]
     groups = compared.groupby(keys, dropna=False, sort=False, observed=True)
     titled = []
     for key, part in groups:
         key = key if isinstance(key, tuple) else (key,)
         where = ", ".join(str(v) for v in key[:-1] if v is not None and not pd.isna(v))
-        baseline = str(key[-1])
-        variants = sorted(
-            part["configuration"].astype(str).unique(), key=lambda c: (order.get(c, 1e9), c)
-        )
+        baseline = shown.get(str(key[-1]), str(key[-1]))
+        variants = [
+            shown.get(c, c)
+            for c in sorted(
+                part["configuration"].astype(str).unique(), key=lambda c: (order.get(c, 1e9), c)
+            )
+        ]
         rows = []
         for size, at_size in sorted(part.groupby("message_bytes"), key=lambda kv: kv[0]):
-            by_cfg = at_size.set_index(at_size["configuration"].astype(str))
+            by_cfg = at_size.set_index(
+                at_size["configuration"].astype(str).map(lambda c: shown.get(c, c))
+            )
             first = by_cfg.iloc[0]
             row = {"Size": size_label(size).replace(" ", "\u00a0")}
             row[f"{baseline} max /s"] = _num(first["baseline_max_rate_per_s"], 0)
