@@ -7,13 +7,15 @@ full), 130 interrupted.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
 import click
+import duckdb
 
 from mqcap import duplicates, warehouse
-from mqcap.errors import MqcapError, UsageError
+from mqcap.errors import MqcapError, UsageError, os_problem
 from mqcap.names import printable
 from mqcap.progress import make_progress
 from mqcap.settings import Settings
@@ -55,6 +57,27 @@ def _global_options() -> list[click.Option]:
 GLOBAL_NAMES = ("warehouse", "raw", "reports", "engine", "quiet")
 
 
+class _Seconds(click.ParamType):
+    """A finite number of seconds, at least ``low`` (more than it when ``above``); nan, inf and
+    negative values are usage errors (``--wait nan`` would wait forever)."""
+
+    name = "seconds"
+
+    def __init__(self, low: float = 0.0, above: bool = False) -> None:
+        self.low, self.above = low, above
+
+    def convert(self, value, param, ctx):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        too_low = number <= self.low if self.above else number < self.low
+        if not math.isfinite(number) or too_low:
+            bound = f"more than {self.low:g}" if self.above else f"at least {self.low:g}"
+            self.fail(f"{value!r}: give a finite number of seconds, {bound}", param, ctx)
+        return number
+
+
 class _Command(click.Command):
     """A command that also takes the global options; given after the command, they win."""
 
@@ -82,6 +105,23 @@ class _Group(click.Group):
         except MqcapError as exc:
             click.echo(printable(f"mqcap: error: {exc}"), err=True)
             sys.exit(exc.exit_code)
+        except duckdb.CatalogException as exc:
+            # A warehouse without a table the command reads (not mqcap's, or never built).
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            click.echo(
+                printable(
+                    f"mqcap: error: the warehouse lacks what this command reads ({first}): "
+                    "`mqcap run` lands and builds it"
+                ),
+                err=True,
+            )
+            sys.exit(2)
+        except OSError as exc:
+            # A path the command was given or must use: one line, 3 when the machine is the
+            # problem (permissions, disk full), else 2.
+            problem = os_problem(exc)
+            click.echo(printable(f"mqcap: error: {problem}"), err=True)
+            sys.exit(problem.exit_code)
         except KeyboardInterrupt:
             # Every step commits on its own: what finished is kept, the rest is owed.
             click.echo(
@@ -143,6 +183,16 @@ def _with_jobs(s: Settings, jobs: int | None) -> Settings:
     return s.with_(jobs=jobs) if jobs else s
 
 
+def _check_paths(paths: tuple[Path, ...]) -> None:
+    """Paths given to ``ingest`` or ``run`` that cannot lead anywhere (a symlink loop, a NUL)
+    are usage errors."""
+    for path in paths:
+        try:
+            path.resolve()
+        except (RuntimeError, ValueError, OSError) as exc:
+            raise UsageError(f"{printable(path)}: cannot follow this path ({exc})") from None
+
+
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @_jobs_option
@@ -160,6 +210,7 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], jobs: int | None) -> Non
     from mqcap.ingest import ingest as do_ingest
 
     s = _with_jobs(_settings(ctx), jobs)
+    _check_paths(paths)
     with make_progress(s.quiet) as progress:
         report = do_ingest(s, list(paths) or None, progress)
     click.echo(report.summary())
@@ -300,6 +351,7 @@ def run(
     from mqcap.pipeline import run as do_run
 
     s = _with_jobs(_settings(ctx), jobs)
+    _check_paths(paths)
     with make_progress(s.quiet) as progress:
         result = do_run(s, list(paths) or None, fmt, force, not no_reports, progress)
     _print_run(s, result)
@@ -387,7 +439,7 @@ def demo(ctx: click.Context) -> None:
 _WAIT_OPTION = click.option(
     "--wait",
     "wait_s",
-    type=float,
+    type=_Seconds(),
     default=30.0,
     show_default=True,
     help="Seconds to wait while a pipeline step holds the warehouse.",
@@ -400,7 +452,7 @@ def _result_options(max_rows: int):
     def wrap(f):
         f = click.option(
             "--max-rows",
-            type=int,
+            type=click.IntRange(min=0),
             default=max_rows,
             show_default=True,
             help="Rows shown as a table.",
@@ -426,7 +478,7 @@ def _emit(frame, fmt: str, output: Path | None, table_text: str, rows: int) -> N
     """Write one result: parquet to ``output``; table (``table_text``), csv or json to
     ``output`` or stdout, with a "N rows -> FILE" line when written to a file."""
     if fmt == "parquet":
-        frame.write_parquet(output)
+        _write(output, lambda: frame.write_parquet(output))
         click.echo(f"{rows} rows -> {output}", err=True)
         return
     if fmt == "table":
@@ -436,10 +488,45 @@ def _emit(frame, fmt: str, output: Path | None, table_text: str, rows: int) -> N
     else:
         text_out = json.dumps(frame.to_dicts(), default=str, indent=1) + "\n"
     if output is not None:
-        output.write_text(text_out)
+        _write(output, lambda: output.write_text(text_out))
         click.echo(f"{rows} rows -> {output}", err=True)
     else:
         click.echo(text_out, nl=False)
+
+
+def _write(output: Path, write) -> None:
+    """Run ``write`` (which writes ``output``); a folder that is missing, a full disk... is one
+    line with its exit code (2 for the path, 3 for the machine), not a traceback."""
+    import polars as pl
+
+    try:
+        write()
+    except OSError as exc:
+        if exc.filename is None:
+            exc.filename = str(output)
+        raise os_problem(exc, "write") from None
+    except pl.exceptions.PolarsError as exc:  # polars' own file writing, e.g. Parquet
+        import re
+
+        text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        code = re.search(r"os error (\d+)", text)
+        errno_ = int(code.group(1)) if code else 0
+        raise os_problem(OSError(errno_, text, str(output)), "write") from None
+
+
+def _read_sql(path: Path) -> str:
+    """The SQL in ``path`` as UTF-8 text (a BOM is allowed); anything else is a usage error."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise os_problem(exc, "read") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UsageError(
+            f"{path}: not UTF-8 text (byte {exc.start}: {data[exc.start : exc.start + 1]!r}); "
+            "save the SQL as UTF-8"
+        ) from None
 
 
 @main.command()
@@ -477,19 +564,23 @@ def sql(
       mqcap sql "select configuration, message_bytes, round_trip_us from marts.fct_driver_results"
       mqcap sql -f my_query.sql --format csv -o out.csv
     """
-    from mqcap.sqlquery import format_table, run_sql, sandbox
+    from mqcap.sqlquery import QueryCancelled, format_table, run_sql, sandbox
 
     if (query is None) == (sql_file is None):
         raise UsageError("give a QUERY or -f FILE (one of them)")
     if fmt == "parquet" and output is None:
         raise UsageError("--format parquet needs --output FILE")
-    text = query if query is not None else sql_file.read_text()
+    text = query if query is not None else _read_sql(sql_file)
     s = _settings(ctx)
-    with warehouse.connect(
-        s.warehouse, read_only=True, wait_s=wait_s, on_wait=lambda m: click.echo(m, err=True)
-    ) as con:
-        sandbox(con)
-        results = [r for r in run_sql(con, text, s.warehouse) if r.frame is not None]
+    try:
+        with warehouse.connect(
+            s.warehouse, read_only=True, wait_s=wait_s, on_wait=lambda m: click.echo(m, err=True)
+        ) as con:
+            sandbox(con)
+            results = [r for r in run_sql(con, text, s.warehouse, fmt) if r.frame is not None]
+    except QueryCancelled:
+        click.echo("mqcap: interrupted: the query was stopped (nothing was changed)", err=True)
+        sys.exit(130)
     if not results:
         return
     if fmt != "table" and len(results) > 1:
@@ -549,6 +640,10 @@ def compare(
 
     if fmt == "parquet" and output is None:
         raise UsageError("--format parquet needs --output FILE")
+    if a == b:
+        raise UsageError(
+            f"A and B are the same ({a!r}): compare two different runs, configurations or builds"
+        )
     s = _settings(ctx)
     with warehouse.connect(s.warehouse, read_only=True) as con:
         sandbox(con)
@@ -563,7 +658,13 @@ def compare(
 
 
 @main.command()
-@click.option("--max-rows", type=int, default=100, show_default=True, help="Rows shown per result.")
+@click.option(
+    "--max-rows",
+    type=click.IntRange(min=0),
+    default=100,
+    show_default=True,
+    help="Rows shown per result.",
+)
 @_WAIT_OPTION
 @click.pass_context
 def shell(ctx: click.Context, max_rows: int, wait_s: float) -> None:
@@ -605,12 +706,12 @@ def init(ctx: click.Context, study: str | None, run_id: str) -> None:
     Example:
       mqcap init attls && $EDITOR data/raw/attls/run-1/run.yaml
     """
-    from mqcap.scaffold import init_config, init_study
+    from mqcap.scaffold import init_config, init_study, make_folder
 
     s = _settings(ctx)
     if study is None:
         path = init_config(Path.cwd())
-        s.raw_root.mkdir(parents=True, exist_ok=True)
+        make_folder(s.raw_root)
         click.echo(f"wrote {path}" if path else f"kept {Path.cwd() / 'mqcap.toml'} (exists)")
         click.echo(f"raw root: {s.raw_root}")
         return
@@ -641,23 +742,43 @@ def open_(ctx: click.Context, study: str | None, fmt: str, browser: bool) -> Non
       mqcap open --format pdf attls
     """
     s = _settings(ctx)
-    if study is None:
-        if fmt == "pdf":
-            raise UsageError("the overview is HTML only: give a STUDY for a PDF")
-        path = s.reports_out / "index.html"
-    else:
-        path = s.reports_out / f"{study}.{fmt}"
-    if not path.exists():
-        known = sorted(p.stem for p in s.reports_out.glob(f"*.{fmt}") if p.stem != "index")
-        raise UsageError(
-            f"no report at {path}: run `mqcap run` or `mqcap report`"
-            + (f" (reports there: {', '.join(known)})" if known else "")
-        )
-    click.echo(str(path))
+    if study is None and fmt == "pdf":
+        raise UsageError("the overview is HTML only: give a STUDY for a PDF")
+    path = _report_path(s.reports_out, study, fmt)
+    click.echo(printable(path))
     if browser:
         import webbrowser
 
         webbrowser.open(path.as_uri())
+
+
+def _report_path(reports: Path, study: str | None, fmt: str) -> Path:
+    """The report ``mqcap open`` may show: a regular file mqcap writes (``<study>.<fmt>`` or
+    ``index.html``) directly in the reports folder, never a path that leads out of it (``..``, a
+    separator, a symlink)."""
+    name = "index.html" if study is None else f"{study}.{fmt}"
+
+    def known() -> str:
+        try:
+            stems = sorted(p.stem for p in reports.glob(f"*.{fmt}") if p.stem != "index")
+        except OSError:
+            stems = []
+        return f" (reports there: {', '.join(stems)})" if stems else ""
+
+    if study is not None and (
+        study in ("", ".", "..") or any(c in study for c in "/\\\0") or len(name) > 255
+    ):
+        shown = study if len(study) <= 80 else study[:77] + "..."
+        raise UsageError(f"no report named {shown!r}: give a study name{known()}")
+    path = reports / name
+    try:
+        inside = path.is_file() and not path.is_symlink()
+        inside = inside and path.resolve().parent == reports.resolve()
+    except (OSError, RuntimeError):
+        inside = False
+    if not inside:
+        raise UsageError(f"no report at {path}: run `mqcap run` or `mqcap report`{known()}")
+    return path
 
 
 @main.command()
@@ -676,16 +797,20 @@ def export(ctx: click.Context, out_dir: Path, only: tuple[str, ...]) -> None:
 
     s = _settings(ctx)
     for name, path in export_marts(s, out_dir, list(only) or None).items():
-        click.echo(f"{name}: {path}")
+        click.echo(f"{name}: {path}" if path is not None else f"{name}: no rows, nothing written")
 
 
 @main.command()
 @click.option(
-    "--interval", type=float, default=2.0, show_default=True, help="Seconds between scans."
+    "--interval",
+    type=_Seconds(above=True),
+    default=2.0,
+    show_default=True,
+    help="Seconds between scans.",
 )
 @click.option(
     "--settle",
-    type=float,
+    type=_Seconds(),
     default=5.0,
     show_default=True,
     help="A file is read once its size and mtime have not changed for this long.",
@@ -747,7 +872,9 @@ def watch(ctx: click.Context, interval: float, settle: float, fmt: str) -> None:
     help="Where to write <study>/<run>/ folders [default: the raw root].",
 )
 @click.option("--seed", type=int, default=None, help="Noise seed [default: the scenario's].")
-@click.option("--scale", type=float, default=1.0, show_default=True, help="Volume multiplier.")
+@click.option(
+    "--scale", type=_Seconds(above=True), default=1.0, show_default=True, help="Volume multiplier."
+)
 @click.option("--clean", is_flag=True, help="Remove OUT/<study> first.")
 @click.pass_context
 def generate(
@@ -783,6 +910,8 @@ def generate(
             files = do_generate(doc, target, seed=seed, scale=scale)
         except (ScenarioError, KeyError) as exc:
             raise UsageError(f"{path}: {exc}") from None
+        except RecursionError:
+            raise UsageError(f"{path}: nested too deeply to be a scenario") from None
         size = sum(f.stat().st_size for f in files)
         click.echo(f"{doc['study']}: {len(files)} files, {size / 1e6:.2f} MB under {target}")
 

@@ -76,9 +76,30 @@ def resolve(runs: pl.DataFrame, token: str) -> Side:
 def compare_frame(
     con: duckdb.DuckDBPyConnection, a: str, b: str, study: str | None = None
 ) -> tuple[pl.DataFrame, str]:
-    """Rows of B against A (A is the baseline) and the verdict rule in words."""
+    """Rows of B against A (A is the baseline) and the verdict rule in words.
+
+    A warehouse without the marts it reads is a usage error saying to build them; so are two
+    sides naming the same runs (there is nothing to compare).
+    """
+    try:
+        return _compare_frame(con, a, b, study)
+    except duckdb.CatalogException as exc:
+        raise UsageError(
+            f"the marts compare reads are not in the warehouse ({str(exc).splitlines()[0]}): "
+            "run `mqcap build` (or `mqcap run`) first"
+        ) from None
+
+
+def _compare_frame(
+    con: duckdb.DuckDBPyConnection, a: str, b: str, study: str | None
+) -> tuple[pl.DataFrame, str]:
     runs = _runs(con, study)
     left, right = resolve(runs, a), resolve(runs, b)
+    if left.run_keys == right.run_keys:
+        raise UsageError(
+            f"{a!r} and {b!r} are the same runs on both sides: compare two different runs, "
+            "configurations or builds"
+        )
     if left.kind != right.kind:
         raise UsageError(
             f"compare two of a kind: {a!r} is a {left.kind}, {b!r} a {right.kind}"

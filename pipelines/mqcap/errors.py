@@ -84,3 +84,28 @@ class WarehouseDamagedError(MqcapError):
     """The warehouse file is truncated, corrupted or not a DuckDB file."""
 
     exit_code = 1
+
+
+# errno values that say the machine is the problem (run again once it is fixed), not the request.
+_ENVIRONMENT_ERRNOS = {"EACCES", "EPERM", "ENOSPC", "EDQUOT", "EROFS", "EIO", "EMFILE", "ENFILE"}
+
+
+def os_problem(exc: OSError, doing: str = "") -> MqcapError:
+    """An ``OSError`` as one line and its exit code: 3 when the machine is the problem (no
+    permission, disk full, read-only file system, I/O error), else 2 (no such file, a file where
+    a folder is needed, a name too long, a symlink loop...).
+
+    Example:
+        >>> e = os_problem(OSError(28, "No space left on device", "/dev/full"), "write")
+        >>> str(e), e.exit_code
+        ('cannot write /dev/full: No space left on device', 3)
+    """
+    import errno
+
+    name = errno.errorcode.get(exc.errno or 0, "")
+    where = f" {exc.filename}" if exc.filename is not None else ""
+    if exc.filename2 is not None:
+        where += f" -> {exc.filename2}"
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    text = f"cannot {doing or 'use'}{where}: {reason}"
+    return EnvironmentProblem(text) if name in _ENVIRONMENT_ERRNOS else UsageError(text)

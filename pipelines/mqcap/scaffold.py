@@ -7,10 +7,11 @@ comment saying what it takes), so a run folder made by ``init`` and dropped into
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
-from mqcap.errors import UsageError
+from mqcap.errors import UsageError, os_problem
 
 NAME = re.compile(r"^[A-Za-z0-9_.+-]{1,64}$")
 
@@ -101,6 +102,43 @@ def reads_study_files() -> bool:
     return True
 
 
+def _create(path: Path, text: str) -> bool:
+    """Write ``text`` to a new file ``path``; False when something is already there.
+
+    Never through a symlink (even a dangling one: its target is not ours to write), never over
+    a file (``O_EXCL``): what is there is kept.
+    """
+    if path.is_symlink():
+        raise UsageError(
+            f"{path} is a symlink (to {os.readlink(path)}): mqcap init does not write through "
+            "links; remove it or write the file yourself"
+        )
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except FileExistsError:
+        return False
+    except OSError as exc:
+        raise os_problem(exc, "create") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+    except OSError as exc:
+        path.unlink(missing_ok=True)
+        raise os_problem(exc, "write") from None
+    return True
+
+
+def make_folder(path: Path) -> None:
+    """``path`` as a folder (made with its parents); a file in the way is a usage error."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise UsageError(f"cannot make the folder {path}: a file is in the way") from None
+    except OSError as exc:
+        raise os_problem(exc, "make the folder") from None
+
+
 def init_config(folder: Path) -> Path | None:
     """Write ``mqcap.toml`` (all settings commented) in ``folder``; None when one exists.
 
@@ -108,15 +146,12 @@ def init_config(folder: Path) -> Path | None:
         init_config(Path.cwd())  # Path('/work/mqcap.toml')
     """
     path = folder / "mqcap.toml"
-    if path.exists():
-        return None
-    path.write_text(CONFIG_TEMPLATE)
-    return path
+    return path if _create(path, CONFIG_TEMPLATE) else None
 
 
 def init_study(raw_root: Path, study: str, run: str = "run-1") -> list[Path]:
     """Create ``<raw>/<study>/study.yaml`` (when study files are read) and
-    ``<raw>/<study>/<run>/run.yaml``; never overwrite.
+    ``<raw>/<study>/<run>/run.yaml``; never overwrite, never write through a symlink.
 
     Returns the files written (an existing file is kept and not listed).
 
@@ -131,9 +166,7 @@ def init_study(raw_root: Path, study: str, run: str = "run-1") -> list[Path]:
         files.insert(0, (raw_root / study / "study.yaml", STUDY_TEMPLATE.format(study=study)))
     written = []
     for path, text in files:
-        if path.exists():
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-        written.append(path)
+        make_folder(path.parent)
+        if _create(path, text):
+            written.append(path)
     return written

@@ -3,8 +3,9 @@ as ``mqcap sql`` (see :mod:`mqcap.sqlquery`).
 
 Statements end with ``;`` and may span lines; ``.tables`` lists the tables and views,
 ``.help`` says what is allowed, ``.quit`` (or end of input, Ctrl-D) ends the session. An error
-is printed in full and the session goes on. Reads standard input, so it also runs a script
-piped into it.
+is printed in full and the session goes on; Ctrl-C stops the statement running (or drops the
+lines typed so far) and the session goes on. Reads standard input, so it also runs a script
+piped into it (there Ctrl-C while waiting for input ends the session: exit 130).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from typing import TextIO
 import duckdb
 
 from mqcap.errors import UsageError
-from mqcap.sqlquery import SANDBOX_HELP, format_table, run_sql
+from mqcap.names import printable
+from mqcap.sqlquery import SANDBOX_HELP, QueryCancelled, format_table, run_sql
 
 TABLES = """select table_schema || '.' || table_name as name, lower(table_type) as kind
             from information_schema.tables where table_catalog = current_database()
@@ -61,12 +63,21 @@ def session(
                 line = line.rstrip("\n")
         except EOFError:
             break
+        except KeyboardInterrupt:
+            if not tty:
+                raise
+            say("^C (the lines typed are dropped; .quit or Ctrl-D ends)")
+            buffer = []
+            continue
         command = line.strip()
         if not buffer and command.startswith("."):
             if command in (".quit", ".exit", ".q"):
                 break
             if command == ".tables":
-                say(format_table(con.sql(TABLES).pl(), 10_000))
+                try:
+                    say(format_table(run_sql(con, TABLES, warehouse)[0].frame, 10_000))
+                except (UsageError, QueryCancelled) as exc:
+                    say(f"error: {printable(exc) or 'cancelled'}")
             elif command == ".help":
                 say(SANDBOX_HELP.format(warehouse=warehouse))
             else:
@@ -83,6 +94,11 @@ def session(
         except UsageError as exc:
             failures += 1
             say(f"error: {exc}")
+        except QueryCancelled:
+            say("cancelled (Ctrl-C): the statement was stopped; the session goes on")
+        except Exception as exc:  # a result that cannot be shown: said, and the session goes on
+            failures += 1
+            say(f"error: {type(exc).__name__}: {printable(exc)}")
     if buffer and "".join(buffer).strip():
         say("error: the last statement has no closing ; and was not run")
         failures += 1

@@ -16,6 +16,9 @@ return rows.
 
 from __future__ import annotations
 
+import re
+import threading
+import time
 from dataclasses import dataclass
 
 import duckdb
@@ -59,18 +62,96 @@ def sandbox(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("set lock_configuration = true")
 
 
-def _bigint(rel: duckdb.DuckDBPyRelation) -> pl.DataFrame:
-    """The rows, with HUGEINT columns (DuckDB's type for sums of integers) as BIGINT when every
-    value fits: JSON would otherwise give them as strings and Parquet as decimal(38,0).
+# Column types polars cannot hold exactly (INTERVAL, UNION; 128-bit integers, which it would
+# wrap: a UHUGEINT max came out as -1): DuckDB's own text for them. Nested types holding one, and
+# every nested type in CSV (which has no nesting), become JSON text; BLOB in CSV and JSON, text.
+_AS_TEXT = {"interval", "union", "hugeint", "uhugeint", "time_tz", "bignum", "varint", "bit"}
+_NESTED = {"list", "struct", "map", "array"}
+_AS_TEXT_IN_NESTED = re.compile(
+    r"\b(INTERVAL|UNION|HUGEINT|UHUGEINT|TIME WITH TIME ZONE|BIGNUM|VARINT|DATE|TIMESTAMP\w*)\b"
+)
+_BINARY = {"blob"}  # as bytes in tables and Parquet
+_WIDE_INTEGERS = {"hugeint", "uhugeint"}
+# The dates and times Python (and so polars' conversions) can hold; DuckDB also has 'infinity'
+# and years far beyond 9999.
+_DAY_RANGE = (-719_162 + 1, 2_932_896 - 1)  # 0001-01-02 .. 9999-12-30
+_US_RANGE = (_DAY_RANGE[0] * 86_400_000_000, _DAY_RANGE[1] * 86_400_000_000)
+_PER_US = {"ns": 1000, "us": 1, "ms": 0.001}
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _expression(position: int, name: str, kind: str, dtype, fmt: str, as_text: bool) -> str | None:
+    """The SQL giving column ``position`` in a form every output format holds; None: as it is."""
+    column = f"#{position}"
+    if kind in _NESTED and (fmt == "csv" or _AS_TEXT_IN_NESTED.search(str(dtype))):
+        return f"cast(to_json({column}) as varchar) as {_quote(name)}"
+    if kind in _AS_TEXT or as_text or (fmt in ("csv", "json") and kind in _BINARY):
+        return f"cast({column} as varchar) as {_quote(name)}"
+    return None
+
+
+def _project(rel: duckdb.DuckDBPyRelation, fmt: str, as_text: set[int]) -> duckdb.DuckDBPyRelation:
+    parts, changed = [], False
+    for i, (name, dtype) in enumerate(zip(rel.columns, rel.types, strict=True), 1):
+        expr = _expression(i, name, dtype.id, dtype, fmt, i in as_text)
+        changed = changed or expr is not None
+        parts.append(expr or f"#{i} as {_quote(name)}")
+    return rel.project(", ".join(parts)) if changed else rel
+
+
+def _out_of_range(frame: pl.DataFrame) -> set[int]:
+    """Positions (from 1) of date and time columns with values Python cannot hold."""
+    found = set()
+    for i, dtype in enumerate(frame.dtypes, 1):
+        if dtype == pl.Date:
+            low, high = _DAY_RANGE
+        elif isinstance(dtype, pl.Datetime):
+            scale = _PER_US[dtype.time_unit]
+            low, high = _US_RANGE[0] * scale, _US_RANGE[1] * scale
+        else:
+            continue
+        values = frame[:, i - 1].to_physical().drop_nulls()
+        if not values.is_empty() and (values.min() < low or values.max() > high):
+            found.add(i)
+    return found
+
+
+def _wide_integers(frame: pl.DataFrame, rel: duckdb.DuckDBPyRelation) -> pl.DataFrame:
+    """128-bit integer columns (given as text) as BIGINT when every value fits, else exact text.
+
+    DuckDB gives sums of integers as HUGEINT: JSON would have them as strings and Parquet as
+    decimal(38,0) without this.
     """
-    frame = rel.pl()
     casts = []
-    for name, dtype in zip(rel.columns, rel.types, strict=True):
-        if str(dtype) in ("HUGEINT", "UHUGEINT"):
-            col = frame[name].drop_nulls()
-            if col.is_empty() or (col.min() >= -(2**63) and col.max() < 2**63):
-                casts.append(pl.col(name).cast(pl.Int64))
+    for i, dtype in enumerate(rel.types):
+        if dtype.id not in _WIDE_INTEGERS:
+            continue
+        name = frame.columns[i]
+        values = [int(v) for v in frame[:, i].drop_nulls()]
+        if all(-(2**63) <= v < 2**63 for v in values):
+            casts.append(pl.col(name).cast(pl.Int64))
     return frame.with_columns(casts) if casts else frame
+
+
+def result_frame(rel: duckdb.DuckDBPyRelation, fmt: str = "table") -> pl.DataFrame:
+    """The rows of ``rel`` as a frame every output format ``fmt`` writes exactly.
+
+    Example:
+        >>> import duckdb
+        >>> con = duckdb.connect()
+        >>> rel = con.sql("select 340282366920938463463374607431768211455::uhugeint as u")
+        >>> result_frame(rel).item()
+        '340282366920938463463374607431768211455'
+    """
+    projected = _project(rel, fmt, set())
+    frame = projected.pl()
+    wide = _out_of_range(frame)
+    if wide:  # 'infinity' or year 300000: DuckDB's text for them (runs the query again)
+        frame = _project(rel, fmt, wide).pl()
+    return _wide_integers(frame, rel)
 
 
 def _failure(exc: duckdb.Error, number: int, count: int, warehouse_path) -> UsageError:
@@ -89,8 +170,56 @@ def _failure(exc: duckdb.Error, number: int, count: int, warehouse_path) -> Usag
     return UsageError(f"query failed{where}: {message}")
 
 
-def run_sql(con: duckdb.DuckDBPyConnection, text: str, warehouse_path) -> list[StatementResult]:
-    """Every statement of ``text`` in order, each with its rows when it returns any.
+class QueryCancelled(KeyboardInterrupt):
+    """Ctrl-C stopped a statement (DuckDB was told to stop it; nothing was changed)."""
+
+
+def _settled(con: duckdb.DuckDBPyConnection, wait_s: float = 10.0) -> None:
+    """Wait until an interrupted connection takes calls again (DuckDB finishes its own threads
+    after the statement has raised; closing it before then fails)."""
+    deadline = time.monotonic() + wait_s
+    while time.monotonic() < deadline:
+        try:
+            con.execute("select 1").fetchall()
+            return
+        except duckdb.Error:
+            time.sleep(0.05)
+
+
+def _interruptible(con: duckdb.DuckDBPyConnection, work):
+    """``work()`` in a thread while this one waits for Ctrl-C: DuckDB runs a query without
+    looking at signals, so Ctrl-C is turned into ``con.interrupt()`` here."""
+    box: dict = {}
+
+    def target() -> None:
+        try:
+            box["value"] = work()
+        except BaseException as exc:  # handed to the waiting thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name="mqcap-sql", daemon=True)
+    thread.start()
+    try:
+        while thread.is_alive():
+            thread.join(0.05)
+    except KeyboardInterrupt:
+        con.interrupt()
+        thread.join()
+        _settled(con)
+        raise QueryCancelled() from None
+    if "error" in box:
+        if isinstance(box["error"], duckdb.InterruptException):
+            _settled(con)
+            raise QueryCancelled() from None
+        raise box["error"]
+    return box["value"]
+
+
+def run_sql(
+    con: duckdb.DuckDBPyConnection, text: str, warehouse_path, fmt: str = "table"
+) -> list[StatementResult]:
+    """Every statement of ``text`` in order, each with its rows when it returns any (in a form
+    output format ``fmt`` writes exactly). Ctrl-C stops the statement: ``QueryCancelled``.
 
     Example:
         results = run_sql(con, "select 1 as a; select 2 as b", s.warehouse)
@@ -105,12 +234,21 @@ def run_sql(con: duckdb.DuckDBPyConnection, text: str, warehouse_path) -> list[S
     results = []
     for number, statement in enumerate(statements, 1):
         query = statement.query.strip()
-        try:
+        kind = statement.type.name
+
+        def work(query=query, kind=kind):
             rel = con.sql(query)
-            kind = statement.type.name
-            frame = _bigint(rel) if rel is not None and kind in RESULT_TYPES else None
+            return result_frame(rel, fmt) if rel is not None and kind in RESULT_TYPES else None
+
+        try:
+            frame = _interruptible(con, work)
         except duckdb.Error as exc:
             raise _failure(exc, number, len(statements), warehouse_path) from None
+        except pl.exceptions.PolarsError as exc:
+            raise UsageError(
+                f"statement {number}: its result cannot be shown ({exc}); "
+                "cast the column to varchar"
+            ) from None
         results.append(StatementResult(number, query, frame))
     return results
 

@@ -92,7 +92,8 @@ def watch(
     log: Callable[[str], None] = print,
     stop: Callable[[], bool] = lambda: False,
 ) -> None:
-    """Poll until ``stop()`` or Ctrl-C; call ``on_batch`` with each settled batch of files."""
+    """Poll until ``stop()`` or Ctrl-C (re-raised after saying so); call ``on_batch`` with each
+    settled batch of files."""
     watcher = Watcher(settings, settle_s=settle_s)
     log(
         f"watching {settings.raw_root} (poll every {interval_s:g}s, settle {settle_s:g}s); Ctrl-C stops"
@@ -110,3 +111,4 @@ def watch(
             time.sleep(interval_s)
     except KeyboardInterrupt:
         log("stopped")
+        raise  # exit 130, like every interrupted command
