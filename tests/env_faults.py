@@ -67,3 +67,14 @@ def deny(monkeypatch, target) -> None:
 
     monkeypatch.setattr(builtins, "open", guarded)
     monkeypatch.setattr(io, "open", guarded)
+    # Ingest opens raw files with os.open (beneath the raw root, the resolved path: see
+    # mqcap.parsers.base.open_raw): the fault is raised there too.
+    names = {target, os.path.realpath(target)}
+    real_os_open = os.open
+
+    def guarded_os_open(file, flags, *args, **kwargs):
+        if isinstance(file, str | os.PathLike) and os.fspath(file) in names:
+            raise PermissionError(errno.EACCES, "Permission denied", target)
+        return real_os_open(file, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", guarded_os_open)

@@ -222,11 +222,15 @@ def test_files_outside_the_raw_root_are_never_read(settings, tmp_path):
         ):
             with pytest.raises(UsageError, match="is outside the raw root"):
                 ingest(settings, [path])
-        # Walking the whole root skips both links: nothing new is read or landed.
+        # Walking the whole root skips both links: nothing new is read or landed. The link to
+        # a file is said (one line, skipped: nothing of it was read, so nothing is set aside).
         before = os.stat(secret).st_atime_ns, os.stat(outside_dir / "results.csv").st_atime_ns
         report = ingest(settings)
         assert report.landed == [] and report.set_aside == []
-        assert not any("link" in o.path for o in report.outcomes)
+        assert [(o.path, o.status) for o in report.outcomes if "link" in o.path] == [
+            ("hostile/h1/link.csv", "skipped")
+        ]
+        assert "outside the raw root" in report.skipped[0].reason
         assert query(
             settings, "select count(*) from meta.ingest_ledger where path like '%link%'"
         ) == [(0,)]

@@ -70,6 +70,9 @@ def describe(exc: BaseException) -> str:
         >>> describe(PermissionError(13, "Permission denied"))
         'not readable (permission denied)'
     """
+    why = getattr(exc, "why", None)  # (mqcap.parsers.base: OutsideRoot, ChangedWhileRead)
+    if isinstance(exc, OSError) and isinstance(why, str):
+        return why
     if isinstance(exc, FileNotFoundError):
         return "vanished between listing and reading"
     if isinstance(exc, IsADirectoryError | NotADirectoryError):

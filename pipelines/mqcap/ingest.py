@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 import duckdb
 import pyarrow as pa
@@ -40,7 +41,6 @@ from mqcap.ingest_pool import (
     Prepared,
     clear_spool,
     prepare,
-    sha256_of,
     spooled_batches,
 )
 from mqcap.ledger import files as ledger_files
@@ -48,7 +48,15 @@ from mqcap.ledger.files import LEDGER, Entry, FileLedger, folder_of
 from mqcap.names import printable, raw_path, relative_name
 from mqcap.parsers import all_parsers, parser_for_kind, refusal_hint
 from mqcap.parsers import manifest as manifest_mod
-from mqcap.parsers.base import ParseContext, Parser
+from mqcap.parsers.base import (
+    OutsideRoot,
+    ParseContext,
+    Parser,
+    ReadRules,
+    open_input,
+    reading,
+    sha256_of,
+)
 from mqcap.progress import Progress
 from mqcap.settings import Settings
 
@@ -137,10 +145,13 @@ class IngestReport:
         return [printable(line) for line in lines]
 
 
-def _walk(folder: Path, root: Path, unreadable: list[Path] | None) -> Iterable[str]:
+def _walk(
+    folder: Path, root: Path, unreadable: list[Path] | None, outside: list[Path] | None = None
+) -> Iterable[str]:
     """Files under ``folder`` that are not hidden (``.name``, folders pruned) and, when a
     symlink, point inside ``root``; folders that cannot be listed are noted in ``unreadable``
-    (their files are neither read nor taken as deleted).
+    (their files are neither read nor taken as deleted), links to a file outside ``root`` in
+    ``outside`` (never read: ingest says so).
 
     ``os.scandir`` answers "file or folder" from the directory listing itself, so a walk over
     thousands of files makes no system call per file (only symlinks are resolved); the paths
@@ -164,10 +175,11 @@ def _walk(folder: Path, root: Path, unreadable: list[Path] | None) -> Iterable[s
             try:
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(entry.path)
-                elif entry.is_file() and (
-                    not entry.is_symlink() or Path(entry.path).resolve().is_relative_to(root)
-                ):
-                    yield entry.path  # (not a socket, fifo, dangling or folder symlink)
+                elif entry.is_file():  # (not a socket, fifo, dangling or folder symlink)
+                    if not entry.is_symlink() or Path(entry.path).resolve().is_relative_to(root):
+                        yield entry.path
+                    elif outside is not None:
+                        outside.append(Path(entry.path))
             except OSError:
                 continue
 
@@ -176,12 +188,14 @@ def discover(
     settings: Settings,
     paths: Iterable[str | os.PathLike] | None = None,
     unreadable: list[Path] | None = None,
+    outside: list[Path] | None = None,
 ) -> list[Path]:
     """Files to consider: everything under the given paths (default: the raw root).
 
     Paths outside the raw root (also through symlinks or ``..``) are refused: mqcap reads only
     what was dropped there. Hidden files and folders (``.name``) are ignored. Folders that
-    cannot be listed are appended to ``unreadable``.
+    cannot be listed are appended to ``unreadable``, links in the root to a file outside it
+    to ``outside``.
     """
     root = settings.raw_root.resolve()
     targets = [Path(p) for p in paths] if paths else [root]
@@ -200,7 +214,7 @@ def discover(
         if full.is_file():
             found.add(str(full))
         else:
-            found.update(_walk(full, root, unreadable))
+            found.update(_walk(full, root, unreadable, outside))
     return [Path(p) for p in sorted(found, key=_order_key)]
 
 
@@ -214,9 +228,15 @@ def _batch_order(p: Path) -> tuple[bool, list[str]]:
     return _order_key(str(p))
 
 
-def _gone(path: Path) -> str | None:
+OUTSIDE_REASON = "now a link leading outside the raw root (its target is not read)"
+
+
+def _gone(path: Path, root: Path | None = None) -> str | None:
     """Why the raw file of a ledger entry no longer exists, or None (it does, or we cannot
-    tell: a folder we may not enter is not a deletion)."""
+    tell: a folder we may not enter is not a deletion). A path that now leads outside ``root``
+    (a link re-pointed) is gone from the raw root: rows read through it must not stay."""
+    if root is not None and not Path(os.path.realpath(path)).is_relative_to(root):
+        return OUTSIDE_REASON
     try:
         st = os.stat(path)
     except (FileNotFoundError, NotADirectoryError):
@@ -272,9 +292,10 @@ class _Ingestor:
         retry: bool = False,
         run: tuple[str | None, str | None] = (None, None),
         file_id: int | None = None,
+        st: os.stat_result | _Seen | None = None,
     ) -> FileOutcome:
         self.flush()  # the files queued before this one commit first
-        st = path.stat()
+        st = st or path.stat()
         file_id = self.ledger.set_aside(
             rel, sha, st.st_size, st.st_mtime_ns, kind, reason, position, retry, run, file_id
         )
@@ -310,7 +331,7 @@ class _Ingestor:
         for entry in sorted(entries, key=lambda e: e.file_id):  # (in the order they landed)
             if entry.path in seen:
                 continue
-            why = _gone(raw_path(root, entry.path))
+            why = _gone(raw_path(root, entry.path), root)
             if why is None:
                 continue
             removed = self.ledger.delete(entry, why)
@@ -422,10 +443,11 @@ class _Ingestor:
         return prepare(path, rel, self.spool, self._file_progress(rel))
 
     def _pool_progress(self, rel: str, done: int) -> None:
-        self.progress.update(done, printable(rel))
+        # Bytes of the file being parsed: said in the detail; the count stays whole files.
+        self.progress.working(printable(f"{rel} ({done / 1e6:,.0f} MB read)"))
 
     def _file_progress(self, rel: str):
-        return lambda done: self.progress.update(done, printable(rel))
+        return lambda done: self._pool_progress(rel, done)
 
     def land(
         self,
@@ -494,6 +516,7 @@ class _Ingestor:
                         reason,
                         position,
                         file_id=file_id,
+                        st=item.st,
                     )
         finally:
             for item in batch:
@@ -604,6 +627,19 @@ class _Ingestor:
             self.unchanged(rel, prior)
             return
         prep = self.prepared(path, rel, sha, st)
+        if prep.sha256 != sha or (prep.size, prep.mtime_ns) != (st.st_size, st.st_mtime_ns):
+            # The file changed after it was hashed above: the ledger takes the hash and stat of
+            # exactly the bytes that were parsed (prepare reads them once for both).
+            sha, st = prep.sha256, _Seen(prep.size, prep.mtime_ns)
+            settled = prior is not None and (prior.status == "loaded" or not prior.retry)
+            if settled and prior.sha256 == sha and prior.status == "loaded":
+                prep.discard()
+                if prior.mtime_ns != st.st_mtime_ns:
+                    self.ledger.touch(prior, st.st_mtime_ns)
+                self.unchanged(rel, prior)
+                return
+        else:
+            st = _Seen(st.st_size, st.st_mtime_ns)
         try:
             self._decide(path, rel, sha, st, prior, prep, folders, pending, only_manifests)
         except BaseException:
@@ -631,12 +667,14 @@ class _Ingestor:
                     None,
                     f"could not detect the format ({prep.detect_error})",
                     "byte 0",
+                    st=st,
                 )
             )
             return
         if prep.kind is None:
+            reason, position = prep.error or (_unrecognised(path), "byte 0")
             self.report.outcomes.append(
-                self.set_aside(path, rel, sha, None, _unrecognised(path), "byte 0")
+                self.set_aside(path, rel, sha, None, reason, position, retry=prep.retry, st=st)
             )
             return
         parser = parser_for_kind(prep.kind)
@@ -654,14 +692,18 @@ class _Ingestor:
                 run = folders[folder]
             else:
                 self.report.outcomes.append(
-                    self.set_aside(path, rel, sha, parser.kind, pending[folder], None, retry=True)
+                    self.set_aside(
+                        path, rel, sha, parser.kind, pending[folder], None, retry=True, st=st
+                    )
                 )
                 return
         if parser.kind == "manifest":
             problem, declared = self.check_manifest(path, rel)
             run = declared
             if problem is not None:
-                self.report.outcomes.append(self.set_aside(path, rel, sha, parser.kind, *problem))
+                self.report.outcomes.append(
+                    self.set_aside(path, rel, sha, parser.kind, *problem, st=st)
+                )
                 return
         duplicate = self.ledger.loaded_with_sha(sha, rel, run) or self._pending_with_sha(
             sha, rel, run
@@ -669,19 +711,16 @@ class _Ingestor:
         if duplicate is not None:
             self.report.outcomes.append(
                 self.set_aside(
-                    path,
-                    rel,
-                    sha,
-                    parser.kind,
-                    DUPLICATE_REASON.format(duplicate),
-                    None,
+                    path, rel, sha, parser.kind, DUPLICATE_REASON.format(duplicate), None, st=st
                 )
             )
             return
         if prep.error is not None:
             reason, position = prep.error
             self.report.outcomes.append(
-                self.set_aside(path, rel, sha, parser.kind, reason, position)
+                self.set_aside(
+                    path, rel, sha, parser.kind, reason, position, retry=prep.retry, st=st
+                )
             )
             return
         self.land(path, rel, sha, st, parser, prior, run, prep)
@@ -713,7 +752,7 @@ class _Ingestor:
         other = self.ledger.run_defined_by(m["study"], m["run"], rel)
         if other is not None:
             # A moved run folder: the old manifest is gone, so this is a rename, not a conflict.
-            why = _gone(raw_path(self._root(), other))
+            why = _gone(raw_path(self._root(), other), self._root())
             entry = self.ledger.current(other)
             if why is not None and entry is not None:
                 self.ledger.delete(entry, why)
@@ -836,6 +875,13 @@ INGEST_MEMORY_LIMIT = "512MB"
 DUPLICATE_REASON = "duplicate of {} (same content already loaded)"
 
 
+class _Seen(NamedTuple):
+    """The size and mtime of the bytes a file was read as (what its ledger row records)."""
+
+    st_size: int
+    st_mtime_ns: int
+
+
 @dataclass
 class _Pending:
     """A file queued for the next batch transaction; ``index``: its outcome's place."""
@@ -843,7 +889,7 @@ class _Pending:
     index: int
     rel: str
     sha: str
-    st: os.stat_result
+    st: _Seen
     parser: Parser
     prior: Entry | None
     run: tuple[str | None, str | None]
@@ -866,7 +912,9 @@ def _reraise_environment(exc: BaseException) -> None:
 
 
 def _line_of(path: Path, key: str) -> int:
-    for n, line in enumerate(path.read_text(errors="replace").splitlines(), start=1):
+    with open_input(path, path.name) as fh:  # (beneath the raw root, like every raw read)
+        text = fh.read(manifest_mod.MAX_MANIFEST_BYTES).decode(errors="replace")
+    for n, line in enumerate(text.splitlines(), start=1):
         if line.startswith(f"{key}:"):
             return n
     return 1
@@ -922,8 +970,16 @@ def ingest(
     """
     progress = progress or Progress()
     unreadable: list[Path] = []
-    files = discover(settings, paths, unreadable)
-    with warehouse.connect(settings.warehouse) as con:
+    outside: list[Path] = []
+    files = discover(settings, paths, unreadable, outside)
+    # Every raw file is opened beneath the raw root (a link re-pointed out of it while this
+    # runs is refused when opened), and gzip expansion is held to the settings' limits.
+    rules = ReadRules(
+        root=str(settings.raw_root.resolve()),
+        max_expanded_bytes=settings.max_expanded_bytes,
+        max_gzip_ratio=settings.max_gzip_ratio,
+    )
+    with warehouse.connect(settings.warehouse) as con, reading(rules):
         ing = _Ingestor(settings, con, progress)
         # Rows of large files wait here between parsing and landing (one ingest at a time holds
         # the warehouse, so what is here was left by a killed one).
@@ -933,6 +989,9 @@ def ingest(
             note = f"folder {folder} cannot be listed (permission denied): its files are kept as they are"
             progress.log(printable(note))
             ing.report.notes.append(note)
+        for link in outside:  # (never read; said on every ingest while it stays so)
+            rel = ing.rel(link)
+            ing.skip(rel, OutsideRoot(link, os.path.realpath(link)))
         try:
             warehouse.ensure_schema(con)
             ledger_files.migrate(con)

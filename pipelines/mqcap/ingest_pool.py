@@ -39,7 +39,6 @@ import multiprocessing as mp
 import os
 import shutil
 import signal
-import stat as stat_mod
 import sys
 import time
 from collections import deque
@@ -55,20 +54,26 @@ import pyarrow.ipc
 from mqcap import faults
 from mqcap.errors import InputError
 from mqcap.parsers import detect
-from mqcap.parsers.base import ParseContext
+from mqcap.parsers.base import (
+    ChangedWhileRead,
+    GzipLimitError,
+    ParseContext,
+    ReadRules,
+    open_raw,
+    pinned,
+    read_rules,
+    reading,
+    sha256_of,
+)
 
 # Typed rows a file may keep in memory before its batches go to the spool folder.
 SPOOL_BYTES = 64 << 20
 # Files larger than this report progress while they are parsed.
 PROGRESS_BYTES = 8 << 20
+# Times a file that changes while it is read is read again before it waits for the next ingest.
+READ_ATTEMPTS = 3
 
-
-def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while chunk := fh.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
+__all__ = ["Prefetcher", "Prepared", "prepare", "sha256_of"]
 
 
 @dataclass
@@ -86,6 +91,7 @@ class Prepared:
     kind: str | None = None
     detect_error: str | None = None
     error: tuple[str, str | None] | None = None
+    retry: bool = False  # the error can go away (a gzip limit raised): retried on every ingest
     batches: list[tuple[str, pa.Table | str]] = field(default_factory=list)
     per_table: dict[str, int] = field(default_factory=dict)
     facts: dict[str, int] = field(default_factory=dict)
@@ -174,16 +180,33 @@ def prepare(
     Example:
         p = prepare(Path("data/raw/attls/r1/results.csv"), "attls/r1/results.csv")
         p.kind, p.per_table  # 'driver_csv', {'driver_results': 1}
+
+    The bytes hashed are exactly the bytes parsed (``mqcap.parsers.base.pinned``: the file is
+    opened once, beneath the raw root; a large one whose stat changes during the read is read
+    again, up to ``READ_ATTEMPTS`` times, then raises ``ChangedWhileRead``). A gzip file past
+    the expansion limits is refused before it is parsed (``error``).
     """
-    st = os.stat(path)
-    if stat_mod.S_ISDIR(st.st_mode):
-        raise IsADirectoryError(21, "Is a directory", str(path))
-    out = Prepared(st.st_size, st.st_mtime_ns, sha256_of(path))
+    for _ in range(READ_ATTEMPTS):
+        with pinned(path, rel) as pin:
+            out = _prepare_pinned(path, rel, pin, spool, on_progress, spool_bytes)
+            if not pin.changed():
+                return out
+            out.discard()
+    raise ChangedWhileRead(path)
+
+
+def _prepare_pinned(path, rel, pin, spool, on_progress, spool_bytes) -> Prepared:
+    out = Prepared(pin.size, pin.mtime_ns, pin.sha256)
     try:
         parser = detect(path, path.name)
     except Exception as exc:  # a sniffer bug must not stop the other files of the batch
         _reraise_environment(exc)
         out.detect_error = repr(exc)
+        return out
+    if pin.refused is not None:  # a decompression bomb: nothing is parsed
+        out.kind = parser.kind if parser is not None else None
+        out.error = (pin.refused.reason, pin.refused.position or None)
+        out.retry = True
         return out
     if parser is None:
         return out
@@ -191,8 +214,8 @@ def prepare(
     ctx = ParseContext(
         path=path,
         source_file=rel,
-        size=st.st_size,
-        on_progress=on_progress if on_progress and st.st_size > PROGRESS_BYTES else None,
+        size=pin.size,
+        on_progress=on_progress if on_progress and pin.size > PROGRESS_BYTES else None,
     )
     return _parse_into(out, parser, ctx, spool, spool_bytes)
 
@@ -244,6 +267,7 @@ def _parse_into(
         out.discard()
         out.batches, out.per_table = [], {}
         out.error = (exc.reason, exc.position or None)
+        out.retry = isinstance(exc, GzipLimitError)
     except Exception as exc:
         # A parser bug (e.g. csv.Error on an over-long field) or a type the landing table
         # refuses: never half-land, never crash the whole batch; the file waits with the reason.
@@ -298,10 +322,20 @@ def _reporter(rel: str, part: int | None = None) -> Callable[[int], None]:
     return report
 
 
-def _work(items: list[tuple[str, str]], spool: str | None, spool_bytes: int) -> list:
+def _work(
+    items: list[tuple[str, str]],
+    spool: str | None,
+    spool_bytes: int,
+    rules: ReadRules | None = None,
+) -> list:
     """In a worker: ``prepare`` each (path, rel), or None for a file the environment got in
     the way of (the writer then does it itself and meets the error where the serial path
-    meets it)."""
+    meets it). ``rules``: the writer's (the raw root, the gzip limits)."""
+    with reading(rules or ReadRules()):
+        return _work_items(items, spool, spool_bytes)
+
+
+def _work_items(items: list[tuple[str, str]], spool: str | None, spool_bytes: int) -> list:
     out: list[Prepared | None] = []
     for path, rel in items:
         try:
@@ -319,21 +353,29 @@ def _work(items: list[tuple[str, str]], spool: str | None, spool_bytes: int) -> 
 
 
 def _work_part(
-    path: str, rel: str, kind: str, window: object, part: int, spool: str | None, spool_bytes: int
+    path: str,
+    rel: str,
+    kind: str,
+    window: object,
+    part: int,
+    spool: str | None,
+    spool_bytes: int,
+    rules: ReadRules | None = None,
 ) -> list:
     """In a worker: one part of a split file (:func:`prepare_part`), as ``_work`` gives files."""
     try:
-        return [
-            prepare_part(
-                Path(path),
-                rel,
-                kind,
-                window,
-                Path(spool) if spool else None,
-                _reporter(rel, part),
-                spool_bytes,
-            )
-        ]
+        with reading(rules or ReadRules()):
+            return [
+                prepare_part(
+                    Path(path),
+                    rel,
+                    kind,
+                    window,
+                    Path(spool) if spool else None,
+                    _reporter(rel, part),
+                    spool_bytes,
+                )
+            ]
     except Exception as exc:
         if faults.is_warehouse_problem(exc) or faults.is_raw_file_problem(exc):
             return [None]
@@ -379,6 +421,7 @@ class _Split:
     sha256: str
     windows: list
     futures: list[Future | None]
+    ident: tuple = ()  # (dev, inode, size, mtime, ctime) when split: checked after the parts
     taken: int = 0  # parts given to the writer
     dropped: bool = False  # the rest are not wanted: not submitted, their results removed
 
@@ -438,6 +481,7 @@ class Prefetcher:
         executors=None,
     ) -> None:
         self.rels = rels
+        self.rules = read_rules()  # the writer's: the workers open files as it does
         # executors: a pool of the same interface that is not this machine's processes
         # (mqcap.spark.tasks.SparkTaskPool); its size and its task sizes replace jobs' and ours.
         self.executors = executors
@@ -532,6 +576,7 @@ class Prefetcher:
                         # every batch of a part to the spool: the writer streams a file's
                         # spooled batches per table into one insert, with nothing held
                         0 if spool else SPOOL_BYTES,
+                        self.rules,
                     )
                     sp.futures[k] = fut
                     self.outstanding.append(fut)
@@ -542,6 +587,7 @@ class Prefetcher:
                     [(str(p), self.rels[p]) for p in group],
                     spool,
                     SPOOL_BYTES,  # as the writer has it (tests lower it)
+                    self.rules,
                 )
                 self.outstanding.append(fut)
                 for i, p in enumerate(group):
@@ -554,8 +600,16 @@ class Prefetcher:
         from mqcap.parsers import parser_for_kind
 
         try:
-            st = os.stat(path)
-            sha = sha256_of(path)
+            fd = open_raw(path)  # (beneath the raw root)
+            try:
+                st = os.fstat(fd)
+                h, at = hashlib.sha256(), 0
+                while chunk := os.pread(fd, 1 << 20, at):
+                    h.update(chunk)
+                    at += len(chunk)
+                sha = h.hexdigest()
+            finally:
+                os.close(fd)
         except OSError:
             return
         part_bytes = max(PART_MIN_BYTES, st.st_size // (PARTS_PER_JOB * self.jobs))
@@ -568,6 +622,7 @@ class Prefetcher:
             return
         self.hashed[path] = (st.st_size, st.st_mtime_ns, st.st_ino, sha)
         sp = _Split(kind, st.st_size, st.st_mtime_ns, sha, windows, [None] * len(windows))
+        sp.ident = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
         self.where[path] = sp
         self.splits.append(sp)
         self.todo.extendleft(("part", path, sp, k) for k in reversed(range(len(windows))))
@@ -653,6 +708,14 @@ class Prefetcher:
                     with contextlib.suppress(RuntimeError):
                         self._fill()
                 yield part
+            # The parts were read by name: the file must be the one hashed when it was split.
+            fd = open_raw(path)
+            try:
+                st = os.fstat(fd)
+            finally:
+                os.close(fd)
+            if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns) != sp.ident:
+                raise ChangedWhileRead(path)
         finally:
             self.part_done.pop(rel, None)
             _drop_parts(sp)

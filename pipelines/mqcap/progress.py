@@ -36,6 +36,18 @@ def shorten(text: str, width: int) -> str:
     return "… " + " ".join(kept)
 
 
+def count(n: float) -> str:
+    """A count as a whole number (never ``1.55189e+08``); a fraction keeps one decimal.
+
+    Example:
+        >>> count(155189000.0), count(3), count(2.5)
+        ('155189000', '3', '2.5')
+    """
+    if float(n).is_integer():
+        return str(int(n))
+    return f"{n:.1f}"
+
+
 class Progress(AbstractContextManager):
     """No-op progress; the base for the others.
 
@@ -50,6 +62,9 @@ class Progress(AbstractContextManager):
     def advance(self, n: float = 1, detail: str = "") -> None: ...
 
     def update(self, completed: float, detail: str = "") -> None: ...
+
+    def working(self, detail: str) -> None:
+        """What the current step is doing (a file's bytes read, say): the count stays."""
 
     def log(self, message: str) -> None: ...
 
@@ -74,15 +89,15 @@ class PlainProgress(Progress):
     def start(self, task: str, total: float | None = None, unit: str = "") -> None:
         self.task, self.total, self.unit, self.done = task, total, unit, 0.0
         self.last = time.monotonic()
-        self.log(f"{task}..." + (f" ({total:g} {unit})" if total else ""))
+        self.log(f"{task}..." + (f" ({count(total)} {unit})" if total else ""))
 
     def _maybe(self, detail: str) -> None:
         now = time.monotonic()
         if now - self.last >= self.every_s:
             self.last = now
-            of = f"/{self.total:g}" if self.total else ""
+            of = f"/{count(self.total)}" if self.total else ""
             detail = " ".join(detail.split())
-            self.log(f"  {self.task}: {self.done:g}{of} {self.unit} {detail}".rstrip())
+            self.log(f"  {self.task}: {count(self.done)}{of} {self.unit} {detail}".rstrip())
 
     def advance(self, n: float = 1, detail: str = "") -> None:
         self.done += n
@@ -90,6 +105,9 @@ class PlainProgress(Progress):
 
     def update(self, completed: float, detail: str = "") -> None:
         self.done = completed
+        self._maybe(detail)
+
+    def working(self, detail: str) -> None:
         self._maybe(detail)
 
     def log(self, message: str) -> None:
@@ -136,6 +154,10 @@ class RichProgress(Progress):
     def update(self, completed: float, detail: str = "") -> None:
         if self.task_id is not None:
             self.bar.update(self.task_id, completed=completed, detail=shorten(detail, 40))
+
+    def working(self, detail: str) -> None:
+        if self.task_id is not None:
+            self.bar.update(self.task_id, detail=shorten(detail, 40))
 
     def log(self, message: str) -> None:
         self.bar.console.print(message, markup=False, highlight=False)

@@ -36,7 +36,7 @@ import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from mqcap.errors import UsageError
+from mqcap.errors import EnvironmentProblem, UsageError
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 CONFIG_KEYS = {
@@ -48,9 +48,16 @@ CONFIG_KEYS = {
     "spark_master": "MQCAP_SPARK_MASTER",
     "lake": "MQCAP_LAKE",
     "spark_parse": "MQCAP_SPARK_PARSE",
+    "max_expanded_bytes": "MQCAP_MAX_EXPANDED_BYTES",
+    "max_gzip_ratio": "MQCAP_MAX_GZIP_RATIO",
 }
 # Settings that are whole numbers, not paths; settings that are words.
-NUMBER_KEYS = {"jobs"}
+NUMBER_KEYS = {"jobs", "max_expanded_bytes", "max_gzip_ratio"}
+# Gzip limits (ingest): a .gz raw file may expand to at most this many bytes, and to at most
+# this many times its own size (a file under 1 MiB counts as 1 MiB). Real captures compress
+# 3-30x (text reports 10-30x, SMF dumps less); a decompression bomb, hundreds to 1,000x.
+DEFAULT_MAX_EXPANDED_BYTES = 8 << 30
+DEFAULT_MAX_GZIP_RATIO = 200
 WORD_KEYS = {"engine", "spark_master", "spark_parse"}
 ENGINES = ("duckdb", "spark")
 # Where the Spark engine parses raw files: on the executors when the drop is worth starting Spark
@@ -101,11 +108,16 @@ def find_config(start: Path | None = None) -> tuple[Path, dict] | None:
             if not path.is_file():
                 continue
             try:
-                doc = tomllib.loads(path.read_text())
-            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+                doc = tomllib.loads(path.read_text(encoding="utf-8"))
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as exc:
                 if name == "pyproject.toml":
                     continue
-                raise UsageError(f"{path}: not valid TOML: {exc}") from None
+                why = "nested too deeply" if isinstance(exc, RecursionError) else exc
+                raise UsageError(f"{path}: not valid TOML: {why}") from None
+            except OSError as exc:
+                raise EnvironmentProblem(
+                    f"cannot read the settings file {path}: {exc.strerror or exc}"
+                ) from None
             table = doc if name == "mqcap.toml" else doc.get("tool", {}).get("mqcap")
             if table is None:
                 continue
@@ -152,6 +164,22 @@ def parse_jobs(value: object, where: str) -> int:
     return jobs
 
 
+def parse_whole(value: object, where: str) -> int:
+    """A whole number >= 1 (``_`` separators allowed); anything else is a usage error.
+
+    Example:
+        >>> parse_whole("8_000_000_000", "MQCAP_MAX_EXPANDED_BYTES")
+        8000000000
+    """
+    try:
+        number = int(str(value).strip())
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise UsageError(f"{where}: expected a whole number >= 1, got {value!r}")
+    return number
+
+
 def parse_spark_parse(value: object, where: str) -> str:
     """A ``spark_parse`` setting: ``auto``, ``executors`` or ``local``; else a usage error.
 
@@ -176,6 +204,27 @@ def parse_engine(value: object, where: str) -> str:
     if engine not in ENGINES:
         raise UsageError(f"{where}: expected an engine ({' or '.join(ENGINES)}), got {value!r}")
     return engine
+
+
+def checked_path(value: object, base: Path, where: str) -> Path:
+    """``value`` (``~`` expanded, relative to ``base``) as an absolute path with its links
+    resolved; a NUL, an unknown ``~user`` or a symlink loop is a usage error naming ``where``.
+
+    Example:
+        >>> checked_path("a/../b", Path("/x"), "--raw")
+        PosixPath('/x/b')
+    """
+    text = os.fspath(value)
+    if "\0" in str(text):
+        raise UsageError(f"{where}: a path cannot hold a NUL character: {text!r}")
+    try:
+        path = Path(text).expanduser()
+    except RuntimeError as exc:  # ~nosuchuser
+        raise UsageError(f"{where}: {text!r}: {exc}") from None
+    try:
+        return (path if path.is_absolute() else base / path).resolve()
+    except (RuntimeError, OSError, ValueError) as exc:  # a symlink loop
+        raise UsageError(f"{where}: cannot follow {text!r}: {exc}") from None
 
 
 def outputs_dir(warehouse: Path) -> Path:
@@ -211,6 +260,8 @@ class Settings:
     spark_master: str = "local[*]"
     lake_dir: Path | None = None  # the Spark engine's open tables; None: <stem>.mqcap/lake
     spark_parse: str = "auto"  # where the Spark engine parses: auto, executors, local
+    max_expanded_bytes: int = DEFAULT_MAX_EXPANDED_BYTES  # gzip: bytes a raw file expands to
+    max_gzip_ratio: int = DEFAULT_MAX_GZIP_RATIO  # gzip: times its size a raw file expands
 
     @classmethod
     def load(
@@ -242,8 +293,14 @@ class Settings:
                 value, base = DEFAULTS[key], root
             else:
                 return None
-            path = Path(value).expanduser()
-            return (path if path.is_absolute() else base / path).resolve()
+            where = (
+                f"--{key}"
+                if flags.get(key) is not None
+                else CONFIG_KEYS[key]
+                if os.environ.get(CONFIG_KEYS[key])
+                else f"{config_file}: setting {key}"
+            )
+            return checked_path(value, base, where)
 
         if jobs is not None:
             n_jobs = parse_jobs(jobs, "--jobs")
@@ -270,7 +327,21 @@ class Settings:
             )
         else:
             spark_parse = "auto"
+        limits = {}
+        for key, default in (
+            ("max_expanded_bytes", DEFAULT_MAX_EXPANDED_BYTES),
+            ("max_gzip_ratio", DEFAULT_MAX_GZIP_RATIO),
+        ):
+            env = CONFIG_KEYS[key]
+            if os.environ.get(env):
+                limits[key] = parse_whole(os.environ[env], env)
+            else:
+                limits[key] = config.get(key, default)
         wh = pick("warehouse")
+        if wh.is_dir() or not wh.name:
+            raise UsageError(
+                f"warehouse {wh} is a folder: give a file, e.g. {wh / 'warehouse.duckdb'}"
+            )
         return cls(
             project_root=root,
             warehouse=wh,
@@ -286,6 +357,7 @@ class Settings:
             spark_master=master,
             lake_dir=pick("lake"),
             spark_parse=spark_parse,
+            **limits,
         )
 
     def with_(self, **changes) -> Settings:

@@ -20,19 +20,27 @@ one file in one transaction, so a failure part-way leaves nothing of that file b
 from __future__ import annotations
 
 import csv
+import errno
 import gzip
+import hashlib
+import io
 import json
+import os
+import stat as stat_mod
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import polars as pl
 
 from mqcap.errors import InputError
+from mqcap.settings import DEFAULT_MAX_EXPANDED_BYTES, DEFAULT_MAX_GZIP_RATIO
 
 GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -275,12 +283,245 @@ def iso_timestamp(ctx: ParseContext, lineno: int, col: str, text: str) -> dateti
         ) from None
 
 
-class _Gunzip(gzip.GzipFile):
-    """A gzip stream whose damage is bad input naming the file and the decompressed offset."""
+# -- how raw files are opened ---------------------------------------------------------------------
+# A gzip file smaller than this counts as this large for the ratio (a small file of blanks may
+# expand a thousand times and still be harmless): it may expand to ratio x 1 MiB.
+RATIO_FLOOR_BYTES = 1 << 20
+# Files up to this size are read once into memory: hashed and parsed from those same bytes.
+# Larger ones are read from one open file (never reopened by name) and their stat (size,
+# mtime, ctime, inode) is compared before and after the read: changed, the file is read again.
+SNAPSHOT_BYTES = 32 << 20
 
-    def __init__(self, path: Path, source_file: str) -> None:
-        super().__init__(filename=str(path), mode="rb")
+
+@dataclass(frozen=True)
+class ReadRules:
+    """How raw files are opened: beneath ``root`` only (None: anywhere; set by ingest), and
+    the gzip limits (``max_expanded_bytes`` in all, ``max_gzip_ratio`` times the file's size)."""
+
+    root: str | None = None
+    max_expanded_bytes: int = DEFAULT_MAX_EXPANDED_BYTES
+    max_gzip_ratio: int = DEFAULT_MAX_GZIP_RATIO
+
+
+_RULES: ContextVar[ReadRules] = ContextVar("mqcap_read_rules", default=ReadRules())  # noqa: B039
+# Files pinned by :func:`pinned`: path -> their bytes (small files) or their open descriptor.
+_PINNED: ContextVar[dict[str, bytes | int] | None] = ContextVar("mqcap_pinned", default=None)
+
+
+@contextmanager
+def reading(rules: ReadRules) -> Iterator[None]:
+    """Raw files opened inside this block follow ``rules`` (this thread or task only).
+
+    Example:
+        with reading(ReadRules(root="/data/raw")): detect(path)
+    """
+    token = _RULES.set(rules)
+    try:
+        yield
+    finally:
+        _RULES.reset(token)
+
+
+def read_rules() -> ReadRules:
+    return _RULES.get()
+
+
+class OutsideRoot(OSError):
+    """A raw path that leads outside the raw root (a symlink, perhaps re-pointed after it was
+    listed): never opened. An environment error (``mqcap.faults``): skipped, not set aside."""
+
+    def __init__(self, path: str | os.PathLike, target: str) -> None:
+        super().__init__(errno.EXDEV, "leads outside the raw root", str(path))
+        self.why = "a link leading outside the raw root: not read (point it inside the raw root)"
+        self.target = target
+
+
+class ChangedWhileRead(OSError):
+    """The file kept changing while it was read: skipped, retried on the next ingest."""
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        super().__init__(errno.EAGAIN, "changed while it was read", str(path))
+        self.why = "changed while it was read (still being written?)"
+
+
+def _beneath(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _opened_path(fd: int) -> str | None:
+    """The path of the file an open descriptor is on (Linux), or None where unknown."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+
+
+def open_raw(path: str | os.PathLike) -> int:
+    """An open descriptor (read-only) on a raw file, confined beneath the rules' root.
+
+    The path is resolved and refused when it leads outside the root; the resolved path is opened
+    with ``O_NOFOLLOW`` (a link swapped in after resolving fails) and the opened file is checked
+    again: by its own path (``/proc/self/fd``) where the system tells it, else by comparing its
+    identity (``st_dev``, ``st_ino``) with the resolved path's. A folder raises
+    ``IsADirectoryError``; a FIFO or device is not waited on.
+    """
+    root = _RULES.get().root
+    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    if root is None:
+        fd = os.open(path, flags)
+        if stat_mod.S_ISDIR(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
+        return fd
+    real = os.path.realpath(path)
+    if not _beneath(real, root):
+        raise OutsideRoot(path, real)
+    fd = os.open(real, flags | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    try:
+        st = os.fstat(fd)
+        if stat_mod.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
+        if not stat_mod.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        opened = _opened_path(fd)
+        if opened is not None:
+            if not _beneath(opened, root):
+                raise OutsideRoot(path, opened)
+        else:
+            now = os.stat(real, follow_symlinks=False)
+            if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+                raise ChangedWhileRead(path)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+class _PreadFile(io.RawIOBase):
+    """A read-only stream over a shared descriptor with its own position (``os.pread``)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.pos = fd, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def readinto(self, buf) -> int:
+        data = os.pread(self.fd, len(buf), self.pos)
+        buf[: len(data)] = data
+        self.pos += len(data)
+        return len(data)
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        if whence == 0:
+            self.pos = offset
+        elif whence == 1:
+            self.pos += offset
+        else:
+            self.pos = os.fstat(self.fd).st_size + offset
+        return self.pos
+
+    def tell(self) -> int:
+        return self.pos
+
+
+def _open_source(path: str | os.PathLike) -> BinaryIO:
+    """The raw bytes of ``path``: its pinned copy or descriptor (:func:`pinned`), else the file
+    opened beneath the root (:func:`open_raw`)."""
+    pins = _PINNED.get()
+    held = pins.get(os.fspath(path)) if pins else None
+    if isinstance(held, bytes):
+        return io.BytesIO(held)
+    if isinstance(held, int):
+        return io.BufferedReader(_PreadFile(held), 1 << 16)
+    return os.fdopen(open_raw(path), "rb")
+
+
+class GzipLimitError(InputError):
+    """A gzip file that expands past the limits (``ReadRules``): refused, nothing parsed."""
+
+
+class GzipMeter:
+    """Counts what a gzip file expands to and raises :class:`GzipLimitError` past the rules'
+    limits: ``max_expanded_bytes`` in all, or ``max_gzip_ratio`` times the compressed bytes so
+    far (at least ``RATIO_FLOOR_BYTES``).
+
+    Example:
+        meter = GzipMeter("a.gz"); meter.check(expanded=10 << 30, compressed=1 << 20)
+    """
+
+    def __init__(self, source_file: str, rules: ReadRules | None = None) -> None:
         self.source_file = source_file
+        self.rules = rules or _RULES.get()
+
+    def check(self, expanded: int, compressed: int) -> None:
+        r = self.rules
+        if expanded > r.max_expanded_bytes:
+            why = (
+                f"more than {r.max_expanded_bytes:,} bytes (MQCAP_MAX_EXPANDED_BYTES, setting "
+                "max_expanded_bytes)"
+            )
+        elif expanded > r.max_gzip_ratio * max(compressed, RATIO_FLOOR_BYTES):
+            why = (
+                f"more than {r.max_gzip_ratio} times its size ({expanded:,} bytes from "
+                f"{compressed:,} compressed; MQCAP_MAX_GZIP_RATIO, setting max_gzip_ratio)"
+            )
+        else:
+            return
+        raise GzipLimitError(
+            f"gzip data expands to {why}: refused as a decompression bomb, nothing landed "
+            "(raise the limit if the capture is real)",
+            file=self.source_file,
+            offset=expanded,
+        )
+
+
+class _Expander:
+    """Inflates raw gzip chunks only to count them (:class:`GzipMeter`); damaged data stops
+    the count (the parse says where the damage is)."""
+
+    def __init__(self, meter: GzipMeter) -> None:
+        self.meter = meter
+        self.d = zlib.decompressobj(31)
+        self.expanded = 0
+        self.compressed = 0
+        self.done = False
+
+    def feed(self, chunk: bytes) -> None:
+        if self.done:
+            return
+        self.compressed += len(chunk)
+        data = chunk
+        try:
+            while data:
+                out = self.d.decompress(data, 1 << 20)
+                self.expanded += len(out)
+                self.meter.check(self.expanded, self.compressed)
+                if self.d.eof:  # another member may follow
+                    data = self.d.unused_data
+                    if not data.startswith(GZIP_MAGIC):
+                        self.done = bool(data)
+                        return
+                    self.d = zlib.decompressobj(31)
+                else:
+                    data = self.d.unconsumed_tail
+        except zlib.error:
+            self.done = True
+
+
+class _Gunzip(gzip.GzipFile):
+    """A gzip stream whose damage is bad input naming the file and the decompressed offset,
+    and whose expansion is held to the limits (:class:`GzipMeter`)."""
+
+    def __init__(self, raw: BinaryIO, source_file: str) -> None:
+        super().__init__(fileobj=raw, mode="rb")
+        self.source_file = source_file
+        self._raw = raw
+        self._meter = GzipMeter(source_file)
+        self._expanded = 0
 
     def _damaged(self, exc: Exception) -> InputError:
         return InputError(
@@ -289,27 +530,38 @@ class _Gunzip(gzip.GzipFile):
             offset=self.tell(),
         )
 
+    def _counted(self, data: bytes) -> bytes:
+        self._expanded += len(data)
+        self._meter.check(self._expanded, self._raw.tell())
+        return data
+
     def read(self, size: int = -1) -> bytes:
         try:
-            return super().read(size)
+            return self._counted(super().read(size))
         except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
             raise self._damaged(exc) from None
 
     def read1(self, size: int = -1) -> bytes:
         try:
-            return super().read1(size)
+            return self._counted(super().read1(size))
         except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
             raise self._damaged(exc) from None
 
     def readline(self, size: int | None = -1) -> bytes:
         try:
-            return super().readline(size)
+            return self._counted(super().readline(size))
         except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
             raise self._damaged(exc) from None
 
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._raw.close()
+
 
 def is_gzip(path: Path) -> bool:
-    with open(path, "rb") as fh:
+    with _open_source(path) as fh:
         return fh.read(2) == GZIP_MAGIC
 
 
@@ -317,12 +569,111 @@ def open_input(path: Path, source_file: str | None = None) -> Any:
     """The file's content as a binary stream: gzip files (by their magic bytes) are decompressed
     transparently, so positions (lines, byte offsets) refer to the decompressed content.
 
+    The file is opened beneath the raw root (:func:`open_raw`), or is the copy :func:`pinned`
+    holds; gzip expansion is held to the limits (:class:`GzipMeter`).
+
     Example:
         with open_input(ctx.path, ctx.source_file) as fh: head = fh.read(4)
     """
-    if is_gzip(path):
-        return _Gunzip(path, source_file or path.name)
-    return open(path, "rb")
+    fh = _open_source(path)
+    try:
+        gz = fh.read(2) == GZIP_MAGIC
+        fh.seek(0)
+    except BaseException:
+        fh.close()
+        raise
+    if gz:
+        return _Gunzip(fh, source_file or path.name)
+    return fh
+
+
+@dataclass
+class Pin:
+    """What :func:`pinned` read: the stat at the read, the sha256 of exactly the bytes the
+    parse reads, and a gzip refusal found while hashing (else None)."""
+
+    size: int
+    mtime_ns: int
+    sha256: str
+    refused: GzipLimitError | None = None
+    changed: Callable[[], bool] = lambda: False
+
+
+def _ident(st: os.stat_result) -> tuple:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+@contextmanager
+def pinned(path: Path, source_file: str, attempts: int = 3) -> Iterator[Pin]:
+    """Open ``path`` once (beneath the root) and hash it; inside the block every
+    :func:`open_input` of ``path`` reads those same bytes. A small file is read into memory
+    (whose stat did not change during the read); a large one stays open and ``Pin.changed()``
+    says whether its stat moved since (then read it again). A gzip file is inflated (only
+    counted) while it is hashed, so a decompression bomb is refused before any parsing.
+
+    Raises :class:`ChangedWhileRead` when the file changed during each of ``attempts`` reads.
+    """
+    key = os.fspath(path)
+    fd = open_raw(path)
+    try:
+        for _ in range(attempts):
+            st = os.fstat(fd)
+            h = hashlib.sha256()
+            expander: _Expander | None = None
+            refused: GzipLimitError | None = None
+            held: bytes | int
+            if st.st_size <= SNAPSHOT_BYTES:
+                chunks, at = [], 0
+                while chunk := os.pread(fd, 1 << 20, at):
+                    chunks.append(chunk)
+                    at += len(chunk)
+                held = b"".join(chunks)
+                if _ident(os.fstat(fd)) != _ident(st):
+                    continue
+                h.update(held)
+                if held[:2] == GZIP_MAGIC:
+                    expander = _Expander(GzipMeter(source_file))
+                    try:
+                        expander.feed(held)
+                    except GzipLimitError as exc:
+                        refused = exc
+            else:
+                held, at = fd, 0
+                while chunk := os.pread(fd, 1 << 20, at):
+                    if at == 0 and chunk[:2] == GZIP_MAGIC:
+                        expander = _Expander(GzipMeter(source_file))
+                    h.update(chunk)
+                    at += len(chunk)
+                    if expander is not None and refused is None:
+                        try:
+                            expander.feed(chunk)
+                        except GzipLimitError as exc:
+                            refused = exc
+                if _ident(os.fstat(fd)) != _ident(st):
+                    continue
+            pin = Pin(st.st_size, st.st_mtime_ns, h.hexdigest(), refused)
+            if isinstance(held, int):
+                pin.changed = lambda st=st: _ident(os.fstat(fd)) != _ident(st)
+            pins = dict(_PINNED.get() or {})
+            pins[key] = held
+            token = _PINNED.set(pins)
+            try:
+                yield pin
+            finally:
+                _PINNED.reset(token)
+            return
+        raise ChangedWhileRead(path)
+    finally:
+        os.close(fd)
+
+
+def sha256_of(path: Path) -> str:
+    """The sha256 of a raw file (opened beneath the root; the pinned bytes if pinned)."""
+    h = hashlib.sha256()
+    with _open_source(path) as fh:
+        while chunk := fh.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 def read_head(path: Path, n: int) -> bytes:
