@@ -45,11 +45,11 @@ shapes as (
 ),
 
 runs as (
-    select * from {{ ref('int_runs') }}
+    select * from {{ ref('dim_run') }}
 ),
 
 run_sets as (
-    select * from {{ ref('int_run_sets') }}
+    select * from {{ ref('dim_run_set') }}
 ),
 
 change_points as (

@@ -19,7 +19,7 @@ configurations as (
 ),
 
 runs as (
-    select * from {{ ref('int_runs') }}
+    select * from {{ ref('dim_run') }}
 ),
 
 run_series as (
@@ -30,7 +30,7 @@ run_series as (
             as series_key
     from {{ ref('fct_driver_results') }} as driver
     inner join runs on driver.run_key = runs.run_key
-    inner join {{ ref('int_run_sets') }} as run_sets on driver.run_key = run_sets.run_key
+    inner join {{ ref('dim_run_set') }} as run_sets on driver.run_key = run_sets.run_key
     where
         driver.threads is not null
         and driver.rate_per_s is not null

@@ -9,11 +9,11 @@ with driver as (
 ),
 
 runs as (
-    select * from {{ ref('int_runs') }}
+    select * from {{ ref('dim_run') }}
 ),
 
 run_sets as (
-    select * from {{ ref('int_run_sets') }}
+    select * from {{ ref('dim_run_set') }}
 ),
 
 points as (
