@@ -296,10 +296,11 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
             }
         ],
     )
-    yield (
-        QUESTION_TABLE.name,
-        [{**base, "measure": m, "sort_order": i + 1} for i, m in enumerate(s["question"])],
-    )
+    if s["question"]:  # only a study file that asks one
+        yield (
+            QUESTION_TABLE.name,
+            [{**base, "measure": m, "sort_order": i + 1} for i, m in enumerate(s["question"])],
+        )
     yield (
         CONFIG_TABLE.name,
         [

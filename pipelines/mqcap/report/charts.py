@@ -69,7 +69,7 @@ def text_px(text: object, size: float = _FONT) -> float:
 
     Example:
         >>> round(text_px("MSTR", 12))
-        37
+        36
     """
     em = sum(_CHAR_WIDTHS.get(ch, 600) for ch in str(text))
     return em / 1000 * size * 1.05
@@ -88,7 +88,7 @@ def legend_px(labels, title: str | None) -> float:
 
     Example:
         >>> round(legend_px(["CPU", "Wait"], "Part"))
-        116
+        113
     """
     return _legend_layout([str(v) for v in labels], title, TEXT_WIDTH - 10)[1]
 
@@ -121,7 +121,7 @@ def labels_px(labels, limit: float = _LABEL_LIMIT) -> float:
 
     Example:
         >>> round(labels_px(["MQ + AT-TLS"]))
-        86
+        94
     """
     return min(limit, max((text_px(v) for v in labels), default=0)) + 14
 
@@ -882,7 +882,7 @@ def panel_log_steps(decades: float, height: float, label_px: float = _FONT + 4) 
         >>> panel_log_steps(1.0, 150)
         (1, 2, 5)
         >>> panel_log_steps(4.0, 150)
-        (1,)
+        (1, 3)
     """
     per_decade = height / max(decades, 1.0)
     for steps, gap in (((1, 2, 5), math.log10(2)), ((1, 3), math.log10(3)), ((1,), 1.0)):
