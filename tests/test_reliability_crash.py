@@ -18,6 +18,7 @@ import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import duckdb
@@ -68,11 +69,12 @@ class Killer:
             "MQCAP_PROGRESS_EVERY_S": "0",
         }
         self.kills = 0
+        self.cwd = PROJECT
 
     def start(self, *args: str) -> subprocess.Popen:
         return subprocess.Popen(
             [sys.executable, "-m", "mqcap.cli", *args],
-            cwd=PROJECT,
+            cwd=self.cwd,
             env=self.env,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -85,7 +87,7 @@ class Killer:
         return subprocess.run(
             [sys.executable, "-m", "mqcap.cli", *args],
             env=self.env,
-            cwd=PROJECT,
+            cwd=self.cwd,
             capture_output=True,
             text=True,
             check=False,
@@ -363,95 +365,194 @@ def _kill_plan(rng: random.Random, kills: int, batches: int) -> list[list[str]]:
     return plan
 
 
+# The code a lane runs from when it changes report code: a copy of the project (the package,
+# the dbt project, the report sources), so the change touches no file another test reads.
+# Coverage leaves the copy out (pyproject.toml: omit */kill-chain-code/*).
+_PROJECT_PARTS = (
+    "pipelines/mqcap",
+    "models",
+    "macros",
+    "seeds",
+    "reports",
+    "expectations",
+    "dbt_project.yml",
+    "profiles.yml",
+)
+
+
+def _project_copy(dest: Path) -> Path:
+    ignore = shutil.ignore_patterns("__pycache__", "_output", "_freeze", ".quarto")
+    for part in _PROJECT_PARTS:
+        src = PROJECT / part
+        if src.is_dir():
+            shutil.copytree(src, dest / part, ignore=ignore)
+        else:
+            (dest / part).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(src, dest / part)
+    return dest
+
+
+def _change_report_code(project: Path) -> None:
+    """One byte more in a module every report imports (a comment): the reports are owed."""
+    module = project / "pipelines" / "mqcap" / "report" / "tables.py"
+    with open(module, "a") as fh:
+        fh.write("#\n")
+
+
+class Lane:
+    """One chain: its own warehouse and seed; runs share nothing but the clean reference."""
+
+    def __init__(self, root: Path, index: int, kills: int, seed: int, code: Path | None):
+        self.root = root
+        self.index = index
+        self.kills = kills
+        self.rng = random.Random(seed)
+        self.settings = _settings(root)
+        self.killer = Killer(self.settings, self.rng)
+        self.code = code
+        if code is not None:  # run from the project copy (its package, its dbt project)
+            self.killer.env["PYTHONPATH"] = str(code / "pipelines")
+            self.killer.cwd = code
+        self.hit: dict[str, int] = {}
+        self.render_kills_after_change = 0
+
+    def kill_in(self, phases: list[str], after_change: bool = False) -> None:
+        for phase in phases:
+            proc = self.killer.start("run", "--format", "html")
+            seen = _read_until(proc, PHASES[phase])
+            if seen is None:  # the run ended before that phase: nothing owed there
+                self.killer.kill(proc)
+                continue
+            time.sleep(self.rng.uniform(*KILL_DELAY[phase]))
+            if self.killer.kill(proc):
+                self.hit[phase] = self.hit.get(phase, 0) + 1
+                if after_change and phase == "render":
+                    self.render_kills_after_change += 1
+            _consistent(self.settings)
+
+    def chain(self, source: Path, runs: list[str]) -> None:
+        # One batch of runs per 20 kills (at least one): each batch costs a complete build.
+        batches = max(1, min(len(runs), self.kills // 20))
+        chunks = [runs[i::batches] for i in range(batches)]
+        raw = self.settings.raw_root / "attls"
+        for chunk, phases in zip(chunks, _kill_plan(self.rng, self.kills, batches), strict=True):
+            for run_id in chunk:
+                shutil.copytree(source / run_id, raw / run_id)
+            self.kill_in(phases)
+        names = list(PHASES)
+        if self.code is not None:
+            # The report code changes with the data unchanged: only the reports are owed, and
+            # a render killed now must not leave a report that looks made by the new code.
+            done = self.killer.complete("run", "--format", "html")
+            assert done.returncode == 0, done.stdout + done.stderr
+            _change_report_code(self.code)
+            self.kill_in(["render", "render"], after_change=True)
+        # A kill that comes after the run ended does not count (on an idle machine phases are
+        # short). Until the lane has its kills, take a run folder away and bring it back: each
+        # makes every phase owed again (a deletion, then the same files anew), and the end
+        # state is the same data, so the comparison with the clean run still holds.
+        held = self.root / "held"
+        held.mkdir()
+        for extra in range(self.kills):
+            if sum(self.hit.values()) >= self.kills:
+                break
+            run_dir = raw / runs[(extra + self.index) % len(runs)]
+            shutil.move(run_dir, held / run_dir.name)
+            self.kill_in(sorted(self.rng.sample(names, 2), key=names.index))
+            shutil.move(held / run_dir.name, run_dir)
+            self.kill_in(sorted(self.rng.sample(names, 2), key=names.index))
+
+    def finish(self, reference: dict) -> None:
+        """Runs until one completes; then the lane equals the clean run and is up to date."""
+        settings, killer = self.settings, self.killer
+        final = killer.complete("run", "--format", "html")
+        assert final.returncode == 0, final.stdout + final.stderr
+        assert warehouse_fingerprint(settings.warehouse) == reference
+        assert ledger_landing_disagreements(settings.warehouse) == []
+        assert (settings.reports_out / "attls.html").stat().st_size > 100_000  # charts inlined
+        assert 'href="attls.html"' in (settings.reports_out / "index.html").read_text()
+        # No work folder of a killed render is left behind.
+        assert [p.name for p in settings.reports_out.glob(".*render*")] == []
+        again = killer.complete("run", "--format", "html")
+        assert again.returncode == 0 and "nothing new: warehouse and reports are up to date" in (
+            again.stdout
+        ), again.stdout + again.stderr
+        status = killer.complete("status")
+        assert "report attls                  html ok" in status.stdout, status.stdout
+        assert "OK: every check passed, every report is up to date" in status.stdout, status.stdout
+        if self.code is not None:
+            # The reports on disk were made by the changed code: the checkout's code (the one
+            # before the change) finds them stale, the changed code finds them current.
+            assert self.render_kills_after_change > 0, self.hit
+            env = {k: v for k, v in killer.env.items() if k != "PYTHONPATH"}
+            before = subprocess.run(
+                [sys.executable, "-m", "mqcap.cli", "status"],
+                env=env,
+                cwd=PROJECT,
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+            assert "report attls                  html stale" in before.stdout, before.stdout
+
+
 def test_seeded_kill_chain_over_every_phase_ends_equal_to_a_clean_run(tmp_path):
     """SIGKILL `mqcap run` again and again in ingest, landing checks, build, mart checks and
     rendering, each kill followed by the next `mqcap run`: at the end landing and marts equal
-    a clean run's table for table, every report exists, and status says all is done.
+    a clean run's table for table, every report exists, and status says all is done. One lane
+    changes the reports' code half-way and kills the renders that follow: its reports end as
+    the new code's.
 
-    MQCAP_KILL_CHAIN sets the number of kills (default 10; CI also runs 100).
+    MQCAP_KILL_CHAIN sets the number of kills (default 10; CI runs 100). The kills are shared
+    among lanes (one per 5 kills, at most 4), each its own warehouse and seed, run side by
+    side: the chain spends most of its time waiting for a phase to start, so lanes give more
+    kills per minute with the same phases and the same checks.
     """
     kills_wanted = int(os.environ.get("MQCAP_KILL_CHAIN", "10"))
-    rng = random.Random(CRASH_SEED + kills_wanted)
+    lanes_n = max(1, min(4, kills_wanted // 5))
     source = FIXTURES / "mini_study" / "attls"
     runs = sorted(p.name for p in source.iterdir() if p.is_dir())
-    # One batch of runs per 20 kills (at least one): each batch costs a complete build.
-    batches = max(1, min(len(runs), kills_wanted // 20))
-    chunks = [runs[i::batches] for i in range(batches)]
 
     clean = _settings(tmp_path / "clean")
     shutil.copytree(source, clean.raw_root / "attls")
-    ref = Killer(clean, rng).complete("-q", "run", "--no-reports")
+    ref = Killer(clean, random.Random(CRASH_SEED)).complete("-q", "run", "--no-reports")
     assert ref.returncode == 0, ref.stdout + ref.stderr
     reference = warehouse_fingerprint(clean.warehouse)
 
-    settings = _settings(tmp_path / "chain")
-    killer = Killer(settings, rng)
-    hit: dict[str, int] = {}
+    code = _project_copy(tmp_path / "kill-chain-code")
+    lanes = [
+        Lane(
+            tmp_path / f"lane{i}",
+            i,
+            kills_wanted // lanes_n + (1 if i < kills_wanted % lanes_n else 0),
+            CRASH_SEED + kills_wanted + i,
+            code if i == 0 else None,
+        )
+        for i in range(lanes_n)
+    ]
     started = time.monotonic()
-
-    def kill_in(phases: list[str]) -> None:
-        for phase in phases:
-            proc = killer.start("run", "--format", "html")
-            seen = _read_until(proc, PHASES[phase])
-            if seen is None:  # the run ended before that phase: nothing owed there
-                killer.kill(proc)
-                continue
-            time.sleep(rng.uniform(*KILL_DELAY[phase]))
-            if killer.kill(proc):
-                hit[phase] = hit.get(phase, 0) + 1
-            _consistent(settings)
-
-    for chunk, phases in zip(chunks, _kill_plan(rng, kills_wanted, batches), strict=True):
-        for run_id in chunk:
-            shutil.copytree(source / run_id, settings.raw_root / "attls" / run_id)
-        kill_in(phases)
-    # A kill that comes after the run ended does not count (on an idle machine phases are
-    # short). Until the chain has its kills, take a run folder away and bring it back: each
-    # makes every phase owed again (a deletion, then the same files anew), and the end state
-    # is the same data, so the comparison with the clean run still holds.
-    held = tmp_path / "held"
-    held.mkdir()
-    names = list(PHASES)
-    for extra in range(kills_wanted):
-        if sum(hit.values()) >= kills_wanted:
-            break
-        run_dir = settings.raw_root / "attls" / runs[extra % len(runs)]
-        shutil.move(run_dir, held / run_dir.name)
-        kill_in(sorted(rng.sample(names, 2), key=names.index))
-        shutil.move(held / run_dir.name, run_dir)
-        kill_in(sorted(rng.sample(names, 2), key=names.index))
+    with ThreadPoolExecutor(max_workers=lanes_n) as pool:
+        for done in [pool.submit(lane.chain, source, runs) for lane in lanes]:
+            done.result()
     chain_s = time.monotonic() - started
+    with ThreadPoolExecutor(max_workers=lanes_n) as pool:
+        for done in [pool.submit(lane.finish, reference) for lane in lanes]:
+            done.result()
 
-    # Runs until one completes (a kill may have left several steps owed, all done at once).
-    final = killer.complete("run", "--format", "html")
-    assert final.returncode == 0, final.stdout + final.stderr
-    assert warehouse_fingerprint(settings.warehouse) == reference
-    assert ledger_landing_disagreements(settings.warehouse) == []
-    assert (settings.reports_out / "attls.html").stat().st_size > 100_000  # charts inlined
-    assert 'href="attls.html"' in (settings.reports_out / "index.html").read_text()
-    # No work folder of a killed render is left behind.
-    assert [p.name for p in settings.reports_out.glob(".*render*")] == []
-    again = killer.complete("run", "--format", "html")
-    assert again.returncode == 0 and "nothing new: warehouse and reports are up to date" in (
-        again.stdout
-    ), again.stdout + again.stderr
-    status = subprocess.run(
-        [sys.executable, "-m", "mqcap.cli", "status"],
-        env=killer.env,
-        cwd=PROJECT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert "report attls                  html ok" in status.stdout, status.stdout
-    assert "OK: every check passed, every report is up to date" in status.stdout, status.stdout
-
+    hit: dict[str, int] = {}
+    for lane in lanes:
+        for phase, n in lane.hit.items():
+            hit[phase] = hit.get(phase, 0) + n
     total = sum(hit.values())
     assert total >= kills_wanted * 0.8, hit
     # Spread: each of ingest, validation, build and rendering was hit.
     assert hit.get("ingest") and hit.get("build") and hit.get("render"), hit
     assert hit.get("landing checks", 0) + hit.get("mart checks", 0) > 0, hit
-    print(f"kill chain: {total} kills {hit} in {chain_s:.0f}s; tables equal: {len(reference)}")
+    print(
+        f"kill chain: {total} kills {hit} in {chain_s:.0f}s over {lanes_n} lane(s); "
+        f"{lanes[0].render_kills_after_change} render kill(s) after a report-code change; "
+        f"tables equal: {len(reference)}"
+    )
 
 
 def _read_until(proc: subprocess.Popen, marker: str, timeout: float = 600) -> str | None:
