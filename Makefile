@@ -67,7 +67,11 @@ test: lint unit
 bench: dev spark
 	$(BIN)/python -m bench
 
-docs: venv
+# The user guide (docs/, mkdocs.yml) to site/index.html, built offline, then the warehouse's dbt
+# docs (mqcap build --docs: dbt-docs.html beside the reports).
+docs: dev
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+	@echo "user guide: site/index.html"
 	$(BIN)/mqcap build --docs
 
 # Re-resolve both locks from pyproject.toml (needs the package index; run on purpose):
