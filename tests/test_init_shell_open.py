@@ -98,7 +98,7 @@ def test_shell_answers_statements_over_lines_and_stays_read_only(
     out = result.output
     assert out.startswith(f"mqcap shell on {settings.warehouse} (read-only).")
     assert "│ 10        │" in out  # ten manifests
-    assert "landing.driver_results" in out  # .tables
+    assert "\nlanding (" in out and "driver_results" in out  # .tables, by schema
     assert "error: refused: Permission Error" in out
     assert "two lines" in out and "after_quit" not in out
     assert not (tmp_path / "leak.csv").exists()
