@@ -14,6 +14,26 @@ from mqcap.settings import Settings
 from helpers import PROJECT
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The longest modules first: `make test` hands whole modules to its two workers
+    (`--dist loadfile`, so a module's fixtures are built once) in collection order, and a long
+    module started last would leave one worker idle while the other finishes it. Soaks first,
+    then modules marked slow (the longest first, by their
+    ``slow(minutes=N)``), then end-to-end ones, then the rest; the order within a weight
+    stays pytest's."""
+
+    def weight(item: pytest.Item) -> tuple[int, float]:
+        marks = {m.name: m for m in item.iter_markers()}
+        if "slow" in marks:  # slow(minutes=N): the module's usual minutes, longest first
+            minutes = -float(marks["slow"].kwargs.get("minutes", 1))
+        else:
+            minutes = 0.0
+        tier = 0 if "soak" in marks else 1 if "slow" in marks else 2 if "e2e" in marks else 3
+        return tier, minutes
+
+    items.sort(key=weight)
+
+
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     """Settings on a fresh raw root and warehouse under tmp_path (the project's models/suites)."""

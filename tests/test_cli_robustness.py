@@ -31,6 +31,9 @@ from mqcap.cli import main
 
 from helpers import PROJECT
 
+# Every command driven with random options, settings and SQL (hypothesis): minutes.
+pytestmark = pytest.mark.slow
+
 EXIT_CODES = {0, 1, 2, 3, 130}
 UHUGEINT_MAX = "340282366920938463463374607431768211455"
 

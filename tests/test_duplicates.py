@@ -27,7 +27,7 @@ from mqcap.synth.smf_zos import record_30, record_70_2, record_72_3
 from helpers import FIXTURES, PROJECT, parse_file
 
 # Two dbt builds (single and double drop) shared by every test of the module.
-pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("e2e")]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 SAMPLE = PROJECT / "data" / "sample"
 RUN_FILES = {  # name in the run folder -> origin

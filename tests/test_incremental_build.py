@@ -24,7 +24,7 @@ from mqcap.settings import Settings
 
 from helpers import PROJECT
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("dbt")]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow(minutes=10)]
 
 SAMPLE = PROJECT / "data" / "sample"
 HELD_BACK = "tls13-4k"  # a streaming run added in the first incremental step

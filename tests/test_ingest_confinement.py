@@ -29,8 +29,6 @@ from mqcap.settings import Settings
 
 from helpers import PROJECT, query
 
-pytestmark = pytest.mark.xdist_group("reliability")
-
 MQCAP = str(Path(sys.executable).parent / "mqcap")
 
 

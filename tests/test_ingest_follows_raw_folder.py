@@ -7,7 +7,7 @@ import pytest
 
 from mqcap.pipeline import run
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("dbt")]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
 def _rows(settings, sql: str):

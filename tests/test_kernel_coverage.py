@@ -8,13 +8,10 @@ import os
 import subprocess
 import sys
 
-import pytest
 from coverage import CoverageData
 
 from mqcap.render.execute import measuring_coverage
 from mqcap.report import labels
-
-pytestmark = pytest.mark.xdist_group("kernel")
 
 SCRIPT = """
 import sys

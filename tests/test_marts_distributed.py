@@ -14,8 +14,6 @@ from mqcap.ingest import ingest
 
 from helpers import FIXTURES
 
-pytestmark = pytest.mark.xdist_group("dbt")
-
 RUA = FIXTURES / "amqsrua" / "constructed_cpu_statq_statmqi_log.txt"
 REAL_RUA = FIXTURES / "amqsrua" / "colinpaice_disk_log_2019-03-03.txt"
 MON = FIXTURES / "amqsmon" / "constructed_statistics_qmgr_queue_channel.txt"

@@ -6,14 +6,11 @@ from __future__ import annotations
 import shutil
 
 import duckdb
-import pytest
 
 from mqcap.build import build
 from mqcap.ingest import ingest
 
 from helpers import FIXTURES
-
-pytestmark = pytest.mark.xdist_group("dbt")
 
 
 def _manifest(run: str, size: int, threads: int) -> str:

@@ -9,14 +9,10 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-import pytest
-
 from mqcap.build import build
 from mqcap.ingest import ingest
 
 from helpers import query
-
-pytestmark = pytest.mark.xdist_group("dbt")
 
 # Seed 003, "What is the difference in cost of the different levels of protection?"
 # configuration -> size -> (Total, {job: CPU us per round trip}). The paper's Total is a few

@@ -17,8 +17,6 @@ from mqcap.ingest import ingest
 
 from helpers import FIXTURES
 
-pytestmark = pytest.mark.xdist_group("dbt")
-
 GOLDEN = FIXTURES / "golden" / "mq-smf-csv" / "TESTCHL" / "csv"
 SPLIT = datetime(2016, 2, 27, 18, 8, 0)  # run a: 18:00-18:08, run b: 18:08-18:20 (local time)
 

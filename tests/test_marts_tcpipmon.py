@@ -14,8 +14,6 @@ from mqcap.ingest import ingest
 
 from helpers import FIXTURES, PROJECT
 
-pytestmark = pytest.mark.xdist_group("dbt")
-
 DIR = FIXTURES / "tcpipmon"
 INFO = DIR / "Port.md_L19-25_MONPORT_INFO_per_connection.txt"
 CHANGE = DIR / "Port.md_L88-91_MONPORT_CHANGE.txt"

@@ -29,7 +29,7 @@ from mqcap.settings import Settings
 
 from helpers import PROJECT
 
-pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("dbt")]
+pytestmark = pytest.mark.e2e
 
 BUILDS = [f"b{i:02d}" for i in range(1, 11)]
 

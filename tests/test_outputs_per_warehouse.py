@@ -24,7 +24,7 @@ from mqcap.settings import Settings
 from browser_support import load_page
 from helpers import PROJECT
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("e2e")]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 MINI = PROJECT / "tests" / "fixtures" / "mini_study" / "attls"
 

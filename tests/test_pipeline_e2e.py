@@ -13,7 +13,7 @@ from mqcap.pipeline import run
 
 from helpers import query
 
-pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("e2e")]
+pytestmark = pytest.mark.e2e
 
 
 def test_sample_study_runs_end_to_end_and_incrementally(settings, sample_study):

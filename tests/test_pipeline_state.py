@@ -26,6 +26,9 @@ from mqcap.settings import Settings
 
 from helpers import PROJECT
 
+# Whole pipeline runs, killed and resumed: minutes.
+pytestmark = pytest.mark.slow
+
 MANIFEST = """study: {study}
 run: {run}
 configuration: MQ + TLS

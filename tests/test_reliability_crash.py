@@ -31,8 +31,8 @@ from mqcap.settings import Settings
 from helpers import FIXTURES, PROJECT, landing_fingerprint
 from reliability_summary import CRASH_SEED, KILL_POINTS, ledger_landing_disagreements
 
-# Its own group: it runs beside the other reliability modules, keeping the suite under 2 min.
-pytestmark = pytest.mark.xdist_group("reliability-crash")
+# Minutes of kills and rebuilds: scheduled among the first modules (tests/conftest.py).
+pytestmark = pytest.mark.slow(minutes=8)
 
 
 def _drop_raw(raw: Path) -> None:

@@ -38,7 +38,6 @@ from reliability_summary import (
     rel_path,
 )
 
-pytestmark = pytest.mark.xdist_group("reliability")
 POSITION = re.compile(r"^(line|byte) \d+$")
 
 

@@ -28,7 +28,6 @@ from mqcap.validate import validate
 from helpers import query
 from reliability_summary import HOSTILE, ledger_landing_disagreements
 
-pytestmark = pytest.mark.xdist_group("reliability")
 SCRIPT, IMG, SQL, DOTS = HOSTILE
 CHANNEL_FILE = "h1/'; drop table x; --.txt"
 CSV_FILE = 'h0/"><img src=x onerror=alert(1)>.csv'

@@ -31,7 +31,7 @@ from mqcap.settings import Settings
 
 from helpers import PROJECT
 
-pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("dbt")]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow(minutes=4)]
 
 # Every bundled study (a study added to data/sample/ is laid out too, and needs a bound below).
 STUDIES = tuple(sorted(p.name for p in (PROJECT / "data" / "sample").iterdir() if p.is_dir()))

@@ -27,7 +27,7 @@ from mqcap.settings import Settings, find_project_root
 
 from browser_support import ChartFinder, load_page, past_right_edge
 
-pytestmark = pytest.mark.xdist_group("reports")
+pytestmark = pytest.mark.slow
 
 PROJECT = find_project_root(Path(__file__).parent)
 HOSTILE = 'Integrity <script>alert("x")</script> **loud** @fig-nope'

@@ -27,7 +27,7 @@ from mqcap.ingest import ingest
 from mqcap.render import render_report
 from mqcap.settings import Settings, find_project_root
 
-pytestmark = pytest.mark.xdist_group("reports")
+pytestmark = pytest.mark.slow
 
 PROJECT = find_project_root(Path(__file__).parent)
 TITLE = "Queue manager resources"

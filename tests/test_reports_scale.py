@@ -21,7 +21,7 @@ from mqcap.settings import find_project_root
 from browser_support import ChartFinder, load_page, past_right_edge
 from report_support import thread_sweep_study, write_warehouse
 
-pytestmark = [pytest.mark.xdist_group("reports"), pytest.mark.slow]
+pytestmark = pytest.mark.slow
 
 PROJECT = find_project_root(Path(__file__).parent)
 

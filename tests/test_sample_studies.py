@@ -13,7 +13,7 @@ from mqcap.settings import Settings
 
 from helpers import PROJECT
 
-pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("dbt")]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow(minutes=3)]
 
 
 @pytest.fixture(scope="module")

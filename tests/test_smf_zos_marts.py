@@ -12,8 +12,8 @@ from mqcap.ingest import ingest
 from mqcap.synth.smf_mq import write_dump
 from mqcap.synth.smf_zos import record_30
 
-# Runs dbt, like the other end-to-end tests: grouped with them on one xdist worker.
-pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("e2e")]
+# Runs dbt, like the other end-to-end tests.
+pytestmark = pytest.mark.e2e
 
 MANIFEST = """\
 study: zos

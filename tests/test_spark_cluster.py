@@ -35,7 +35,7 @@ from test_ingest_parallel import (
 )
 from test_spark_parse import record_pools
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("spark")]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.soak]
 
 # What the executors say of the mqcap they imported (eval is a builtin: it travels by name).
 ORIGIN = "__import__('mqcap').__file__"

@@ -28,7 +28,7 @@ from mqcap.spark.parity import mart_differences
 
 from helpers import PROJECT, query
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("spark")]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.soak]
 
 
 SAMPLE = PROJECT / "data" / "sample"

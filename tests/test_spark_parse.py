@@ -29,7 +29,7 @@ from test_ingest_parallel import (
     count_parsed_here,
 )
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.xdist_group("spark")]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 
 def record_pools(monkeypatch, on_start=None) -> list[tasks.SparkTaskPool]:

@@ -19,8 +19,6 @@ from mqcap.settings import Settings
 
 from helpers import PROJECT
 
-pytestmark = pytest.mark.xdist_group("dbt")
-
 MINI = PROJECT / "tests" / "fixtures" / "mini_study" / "attls"
 
 

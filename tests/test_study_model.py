@@ -31,7 +31,7 @@ from mqcap.settings import Settings
 
 from helpers import PROJECT, query
 
-pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("dbt")]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow(minutes=4)]
 
 SCENARIO = PROJECT / "data" / "scenarios" / "encsweep.yaml"
 FIELDS = "encfields"

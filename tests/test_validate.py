@@ -19,7 +19,7 @@ from mqcap.validate import Failure, data_docs_index, load_suites, validate
 
 from validate_support import build_warehouse
 
-pytestmark = pytest.mark.xdist_group("validate")
+pytestmark = pytest.mark.slow(minutes=3)
 
 PROJECT = __import__("conftest").PROJECT
 SUITES = {s["name"]: s for s in load_suites(Settings.load(project_root=PROJECT))}

@@ -7,7 +7,6 @@ import shutil
 
 import duckdb
 import polars as pl
-import pytest
 from click.testing import CliRunner
 
 from mqcap.cli import main
@@ -16,8 +15,6 @@ from mqcap.pipeline import run
 from mqcap.watch import Watcher
 
 from helpers import PROJECT
-
-pytestmark = pytest.mark.xdist_group("dbt")
 
 MINI = PROJECT / "tests" / "fixtures" / "mini_study" / "attls"
 
