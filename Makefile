@@ -14,17 +14,22 @@ SPARK_STAMP := $(VENV)/.mqcap-spark-installed
 # Runtime only (requirements.lock): what `mqcap` needs to run.
 venv: $(STAMP)
 
+# pip prints a line per package it collects and installs (about 2 minutes on a fresh machine).
+PIP := $(BIN)/python -m pip install --disable-pip-version-check --progress-bar off
+
 $(STAMP): requirements.lock pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@echo "installing mqcap's runtime ($$(grep -c '==' requirements.lock) packages, requirements.lock) into $(VENV)"
+	$(PIP) -r requirements.lock
+	$(PIP) --quiet --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
 
 # Test and lint tools on top (requirements-dev.lock); coverage tooling goes there too.
 dev: $(DEV_STAMP)
 
 $(DEV_STAMP): $(STAMP) requirements-dev.lock
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-dev.lock
+	@echo "installing the test and lint tools ($$(grep -c '==' requirements-dev.lock) packages, requirements-dev.lock)"
+	$(PIP) -r requirements-dev.lock
 	@touch $(DEV_STAMP)
 
 # The Spark engine's extra (requirements-spark.lock: pyspark, dbt-spark); the tests install it
@@ -32,7 +37,8 @@ $(DEV_STAMP): $(STAMP) requirements-dev.lock
 spark: $(SPARK_STAMP)
 
 $(SPARK_STAMP): $(STAMP) requirements-spark.lock
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements-spark.lock
+	@echo "installing the Spark engine ($$(grep -c '==' requirements-spark.lock) packages, requirements-spark.lock)"
+	$(PIP) -r requirements-spark.lock
 	@touch $(SPARK_STAMP)
 
 demo: venv
