@@ -235,3 +235,54 @@ def test_unknown_platform_names_line_field_and_choices(tmp_path):
 def test_series_outside_the_study_folder_is_an_error(tmp_path):
     err = _error(tmp_path, DISTRIBUTED.replace("series/off.csv", "../other/off.csv"))
     assert err.field == "series" and err.line == 8
+
+
+def test_every_problem_of_a_manifest_is_named_at_once(tmp_path):
+    """The three mistakes a new user made in one run.yaml come back in one answer, each with
+    its line and field, instead of one per `mqcap run`."""
+    text = (
+        GOOD.replace("type: channel_start", "type: request-reply")
+        .replace("message_bytes: 32768", "message_bytes: 32k")
+        .replace("TCPIP: TCPIP", "TCPIP: NETWORK")
+        .replace("end: 2024-01-10T09:10:00", "end: later")
+    )
+    err = _error(tmp_path, text)
+    assert err.line == 7 and err.field == "interval.end"  # the first, by line
+    assert str(err) == (
+        "keysize/r/run.yaml line 7: 4 problems: field interval.end: expected an ISO timestamp "
+        "like 2021-06-01T10:00:00, got 'later'; line 11: field workload.type: expected one of "
+        f"{', '.join(manifest.WORKLOAD_TYPES)}, got 'request-reply'; line 12: field "
+        "workload.message_bytes: expected a positive whole number, got '32k'; line 25: field "
+        "jobs.TCPIP: expected a role: MSTR, CHIN, TCPIP, AMSM, APP, OTHER, got 'NETWORK'"
+    )
+
+
+def test_a_run_with_bad_manifests_lists_every_problem_of_every_file(settings):
+    """`mqcap ingest` over a study with two bad manifests: both set aside, each reason naming all
+    of its file's problems, then one summary line."""
+    from click.testing import CliRunner
+
+    from mqcap.cli import main
+
+    for run, text in (
+        ("a", GOOD.replace("run: rsa2048-tls12", "run: a").replace("threads: 4", "threads: 0")),
+        (
+            "b",
+            GOOD.replace("run: rsa2048-tls12", "run: b")
+            .replace("qmgr: QM01", "qmgr: [QM01]")
+            .replace("colour", "x")
+            + "colour: blue\n",
+        ),
+    ):
+        folder = settings.raw_root / "keysize" / run
+        folder.mkdir(parents=True)
+        (folder / "run.yaml").write_text(text)
+    result = CliRunner().invoke(
+        main, ["ingest", "--warehouse", str(settings.warehouse), "--raw", str(settings.raw_root)]
+    )
+    out = result.output
+    assert "keysize/a/run.yaml (line 14): field workload.threads: expected a positive whole" in out
+    assert "keysize/b/run.yaml (line 9): 2 problems: field qmgr: expected a text value, got" in out
+    assert "0 file(s) landed (0 rows), 0 unchanged, 2 set aside" in out
+    assert "line 26: field colour: expected one of" in out
+    assert result.exit_code == 1

@@ -108,3 +108,21 @@ def test_question_measures_are_the_measures_the_marts_define():
     seed = (Path(__file__).parents[1] / "seeds" / "measure_direction.csv").read_text()
     measures = {line.split(",")[0] for line in seed.splitlines()[1:] if line.strip()}
     assert set(study.RUN_MEASURES) == measures
+
+
+def test_every_problem_of_a_study_file_is_named_at_once(tmp_path):
+    text = (
+        GOOD.replace("group_by: [scenario, hardware_model]", "group_by: [scenario, scenario]")
+        .replace("  - Feature on\n", "  - Feature on\n  - Feature on\n")
+        .replace("baseline: Feature off", "baseline: Feature of")
+        + "colour: blue\n"
+    )
+    err = _error(tmp_path, text)
+    assert err.line == 4 and err.field == "baseline"
+    message = str(err)
+    assert message.startswith("threadsweep/study.yaml line 4: 4 problems: field baseline: ")
+    assert "; line 5: field group_by: expected each dimension once" in message
+    assert "; line 6: field configurations[2].configuration: expected each configuration once" in (
+        message
+    )
+    assert "; line 13: field colour: expected one of" in message

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date, datetime
 from typing import Any
 
@@ -162,8 +163,20 @@ _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _con
 
 
 class _Checker:
+    """Collects every problem of a file: ``fail`` records one and leaves the current
+    ``section`` (a field whose later checks would build on the failed one); ``done`` raises one
+    InputError naming them all, at the first one's line.
+
+    Example:
+        check = _Checker(ctx)
+        with check.section():
+            check.fail(doc, "threads", "workload.threads", "a positive whole number", "many")
+        check.done()  # InputError: ... field workload.threads: expected ...
+    """
+
     def __init__(self, ctx: ParseContext) -> None:
         self.ctx = ctx
+        self.errors: list[InputError] = []
 
     def fail(self, where: _Mapping, key: str | None, field: str, expected: str, got: Any) -> None:
         line = where.lines.get(key, where.line) if key is not None else where.line
@@ -174,7 +187,33 @@ class _Checker:
             line=line,
             field=field,
         )
+        self.errors.append(err)
         raise err
+
+    @contextmanager
+    def section(self) -> Iterator[None]:
+        """Checks that stop at their first problem; the file's other checks go on."""
+        try:
+            yield
+        except InputError as exc:
+            if not any(exc is e for e in self.errors):
+                raise
+
+    def done(self) -> None:
+        """Raise the problems found (none: nothing)."""
+        if not self.errors:
+            return
+        errors = sorted(self.errors, key=lambda e: e.line or 0)  # in the file's order
+        first = errors[0]
+        if len(errors) == 1:
+            raise first
+        rest = "; ".join(f"line {e.line}: {e.reason}" for e in errors[1:])
+        raise InputError(
+            f"{len(errors)} problems: {first.reason}; {rest}",
+            file=first.file,
+            line=first.line,
+            field=first.field,
+        )
 
 
 def _timestamp(value: Any) -> datetime | None:
@@ -224,21 +263,25 @@ def _positive_int(value: Any) -> int | None:
 
 
 def validate(doc: Any, ctx: ParseContext) -> dict:
-    """A checked manifest as a plain dict; raises InputError naming line and field."""
+    """A checked manifest as a plain dict; raises InputError naming line and field, with every
+    problem of the file at once (each field is checked whatever the others hold)."""
     check = _Checker(ctx)
     if not isinstance(doc, _Mapping):
         raise ctx.error("a run manifest must be a YAML mapping (key: value lines)", line=1)
     for key in doc:
-        if key not in TOP_FIELDS:
-            check.fail(doc, key, str(key), f"one of {', '.join(TOP_FIELDS)}", key)
+        with check.section():
+            if key not in TOP_FIELDS:
+                check.fail(doc, key, str(key), f"one of {', '.join(TOP_FIELDS)}", key)
     out: dict[str, Any] = {}
     for key in ("study", "run"):
-        value = doc.get(key)
-        if value is None:
-            check.fail(doc, None, key, TOP_FIELDS[key] + " (required)", None)
-        if not isinstance(value, str | int) or not NAME_RE.match(str(value)):
-            check.fail(doc, key, key, TOP_FIELDS[key], value)
-        out[key] = str(value)
+        out[key] = None
+        with check.section():
+            value = doc.get(key)
+            if value is None:
+                check.fail(doc, None, key, TOP_FIELDS[key] + " (required)", None)
+            if not isinstance(value, str | int) or not NAME_RE.match(str(value)):
+                check.fail(doc, key, key, TOP_FIELDS[key], value)
+            out[key] = str(value)
     for key in (
         "description",
         "configuration",
@@ -254,36 +297,97 @@ def validate(doc: Any, ctx: ParseContext) -> dict:
         "build",
         "version",
     ):
-        value = doc.get(key)
-        if value is not None and not isinstance(value, str | int | float):
-            check.fail(doc, key, key, "a text value", value)
-        out[key] = None if value is None else str(value)
-    if out["system"] is not None and not re.fullmatch(r"[A-Za-z0-9@#$]{1,4}", out["system"]):
-        check.fail(doc, "system", "system", "a z/OS system id of 1-4 characters", out["system"])
-    if out["platform"] is not None:
-        out["platform"] = out["platform"].lower().replace("/", "")
-        if out["platform"] not in PLATFORMS:
-            check.fail(doc, "platform", "platform", TOP_FIELDS["platform"], doc.get("platform"))
-    elif out["system"] is not None:
-        out["platform"] = "zos"  # an SMF system id means z/OS
-    series = out["series"]
-    if series is not None and (
-        series.startswith("/") or ".." in series.split("/") or not series.strip()
-    ):
-        check.fail(doc, "series", "series", "a file path inside the study folder", series)
-    if out["baseline"] is not None and not NAME_RE.match(out["baseline"]):
-        check.fail(doc, "baseline", "baseline", TOP_FIELDS["baseline"], out["baseline"])
+        out[key] = None
+        with check.section():
+            value = doc.get(key)
+            if value is not None and not isinstance(value, str | int | float):
+                check.fail(doc, key, key, "a text value", value)
+            out[key] = None if value is None else str(value)
+    with check.section():
+        if out["system"] is not None and not re.fullmatch(r"[A-Za-z0-9@#$]{1,4}", out["system"]):
+            check.fail(doc, "system", "system", "a z/OS system id of 1-4 characters", out["system"])
+    with check.section():
+        if out["platform"] is not None:
+            out["platform"] = out["platform"].lower().replace("/", "")
+            if out["platform"] not in PLATFORMS:
+                check.fail(doc, "platform", "platform", TOP_FIELDS["platform"], doc.get("platform"))
+        elif out["system"] is not None:
+            out["platform"] = "zos"  # an SMF system id means z/OS
+    with check.section():
+        series = out["series"]
+        if series is not None and (
+            series.startswith("/") or ".." in series.split("/") or not series.strip()
+        ):
+            check.fail(doc, "series", "series", "a file path inside the study folder", series)
+    with check.section():
+        if out["baseline"] is not None and not NAME_RE.match(out["baseline"]):
+            check.fail(doc, "baseline", "baseline", TOP_FIELDS["baseline"], out["baseline"])
 
-    _clock.validate(doc, check, out)
+    out["utc_offset_minutes"] = out["timezone"] = None
+    with check.section():
+        _clock.validate(doc, check, out)
+    _interval(check, doc, out)
+    _workload(check, doc, out)
+
+    for key in ("transactions", "channels"):
+        out[key] = None
+        with check.section():
+            value = doc.get(key)
+            if value is not None and _positive_int(value) is None:
+                check.fail(doc, key, key, "a positive whole number", value)
+            out[key] = value
+
+    out["labels"] = {}
+    with check.section():
+        labels = doc.get("labels") or _Mapping({}, {}, doc.line)
+        if not isinstance(labels, _Mapping):
+            check.fail(doc, "labels", "labels", TOP_FIELDS["labels"], labels)
+        for key, value in labels.items():
+            with check.section():
+                if not isinstance(key, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]{0,62}", key):
+                    check.fail(
+                        labels, key, f"labels.{key}", "a label name (letters, digits, _)", key
+                    )
+                if isinstance(value, dict | list) or value is None:
+                    check.fail(labels, key, f"labels.{key}", "a single text or number value", value)
+                out["labels"][key] = str(value).lower() if isinstance(value, bool) else str(value)
+
+    out["jobs"] = {}
+    with check.section():
+        jobs = doc.get("jobs") or _Mapping({}, {}, doc.line)
+        if not isinstance(jobs, _Mapping):
+            check.fail(doc, "jobs", "jobs", TOP_FIELDS["jobs"], jobs)
+        for job, role in jobs.items():
+            with check.section():
+                if not isinstance(job, str) or not re.fullmatch(r"[A-Za-z0-9@#$*]{1,8}", job):
+                    check.fail(jobs, job, f"jobs.{job}", "a job name of 1-8 characters", job)
+                if not isinstance(role, str) or role.upper() not in ROLES:
+                    check.fail(jobs, job, f"jobs.{job}", f"a role: {', '.join(ROLES)}", role)
+                out["jobs"][job.upper()] = role.upper()
+    check.done()
+    if out["configuration"] is None:
+        out["configuration"] = ", ".join(f"{k}={v}" for k, v in sorted(out["labels"].items())) or (
+            "default"
+        )
+    return out
+
+
+def _interval(check: _Checker, doc: _Mapping, out: dict) -> None:
     interval = doc.get("interval")
     out["interval_start"] = out["interval_end"] = None
-    if interval is not None:
+    if interval is None:
+        return
+    with check.section():
         if not isinstance(interval, _Mapping):
             check.fail(doc, "interval", "interval", TOP_FIELDS["interval"], interval)
-        for key in interval:
+    if not isinstance(interval, _Mapping):
+        return
+    for key in interval:
+        with check.section():
             if key not in ("start", "end"):
                 check.fail(interval, key, f"interval.{key}", "start or end", key)
-        for key in ("start", "end"):
+    for key in ("start", "end"):
+        with check.section():
             raw = interval.get(key)
             value = _timestamp(raw)
             if value is None:
@@ -295,7 +399,11 @@ def validate(doc: Any, ctx: ParseContext) -> dict:
                     raw,
                 )
             out[f"interval_{key}"] = value
+    if out["interval_start"] is None or out["interval_end"] is None:
+        return
+    with check.section():
         _interval_offset(check, doc, interval, out)
+    with check.section():
         if out["interval_end"] <= out["interval_start"]:
             check.fail(
                 interval,
@@ -305,76 +413,62 @@ def validate(doc: Any, ctx: ParseContext) -> dict:
                 interval.get("end"),
             )
 
+
+def _workload(check: _Checker, doc: _Mapping, out: dict) -> None:
+    for key in ("workload_type", "message_bytes", "threads", "recipients", "persistence"):
+        out[key] = None
+    out["workload_type"] = "request_reply"
+    out["target_rate_per_s"] = None
     workload = doc.get("workload")
     if workload is None:
         workload = _Mapping({}, {}, doc.line)
     elif not isinstance(workload, _Mapping):
-        check.fail(doc, "workload", "workload", TOP_FIELDS["workload"], workload)
+        with check.section():
+            check.fail(doc, "workload", "workload", TOP_FIELDS["workload"], workload)
+        return
     for key in workload:
-        if key not in WORKLOAD_FIELDS:
+        with check.section():
+            if key not in WORKLOAD_FIELDS:
+                check.fail(
+                    workload, key, f"workload.{key}", f"one of {', '.join(WORKLOAD_FIELDS)}", key
+                )
+    with check.section():
+        wtype = workload.get("type", "request_reply")
+        if wtype not in WORKLOAD_TYPES:
             check.fail(
-                workload, key, f"workload.{key}", f"one of {', '.join(WORKLOAD_FIELDS)}", key
+                workload, "type", "workload.type", f"one of {', '.join(WORKLOAD_TYPES)}", wtype
             )
-    wtype = workload.get("type", "request_reply")
-    if wtype not in WORKLOAD_TYPES:
-        check.fail(workload, "type", "workload.type", f"one of {', '.join(WORKLOAD_TYPES)}", wtype)
-    out["workload_type"] = wtype
+        out["workload_type"] = wtype
     for key in ("message_bytes", "threads", "recipients"):
-        value = workload.get(key)
-        if value is not None and _positive_int(value) is None:
-            check.fail(workload, key, f"workload.{key}", "a positive whole number", value)
-        out[key] = value
-    persistence = workload.get("persistence")
-    if persistence is not None and persistence not in PERSISTENCE:
-        check.fail(
-            workload,
-            "persistence",
-            "workload.persistence",
-            "persistent or nonpersistent",
-            persistence,
-        )
-    out["persistence"] = persistence
-    target = workload.get("target_rate_per_s")
-    if target is not None and (
-        isinstance(target, bool) or not isinstance(target, int | float) or target <= 0
-    ):
-        check.fail(
-            workload, "target_rate_per_s", "workload.target_rate_per_s", "a positive number", target
-        )
-    out["target_rate_per_s"] = None if target is None else float(target)
-
-    for key in ("transactions", "channels"):
-        value = doc.get(key)
-        if value is not None and _positive_int(value) is None:
-            check.fail(doc, key, key, "a positive whole number", value)
-        out[key] = value
-
-    labels = doc.get("labels") or _Mapping({}, {}, doc.line)
-    if not isinstance(labels, _Mapping):
-        check.fail(doc, "labels", "labels", TOP_FIELDS["labels"], labels)
-    out["labels"] = {}
-    for key, value in labels.items():
-        if not isinstance(key, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]{0,62}", key):
-            check.fail(labels, key, f"labels.{key}", "a label name (letters, digits, _)", key)
-        if isinstance(value, dict | list) or value is None:
-            check.fail(labels, key, f"labels.{key}", "a single text or number value", value)
-        out["labels"][key] = str(value).lower() if isinstance(value, bool) else str(value)
-
-    jobs = doc.get("jobs") or _Mapping({}, {}, doc.line)
-    if not isinstance(jobs, _Mapping):
-        check.fail(doc, "jobs", "jobs", TOP_FIELDS["jobs"], jobs)
-    out["jobs"] = {}
-    for job, role in jobs.items():
-        if not isinstance(job, str) or not re.fullmatch(r"[A-Za-z0-9@#$*]{1,8}", job):
-            check.fail(jobs, job, f"jobs.{job}", "a job name of 1-8 characters", job)
-        if not isinstance(role, str) or role.upper() not in ROLES:
-            check.fail(jobs, job, f"jobs.{job}", f"a role: {', '.join(ROLES)}", role)
-        out["jobs"][job.upper()] = role.upper()
-    if out["configuration"] is None:
-        out["configuration"] = ", ".join(f"{k}={v}" for k, v in sorted(out["labels"].items())) or (
-            "default"
-        )
-    return out
+        with check.section():
+            value = workload.get(key)
+            if value is not None and _positive_int(value) is None:
+                check.fail(workload, key, f"workload.{key}", "a positive whole number", value)
+            out[key] = value
+    with check.section():
+        persistence = workload.get("persistence")
+        if persistence is not None and persistence not in PERSISTENCE:
+            check.fail(
+                workload,
+                "persistence",
+                "workload.persistence",
+                "persistent or nonpersistent",
+                persistence,
+            )
+        out["persistence"] = persistence
+    with check.section():
+        target = workload.get("target_rate_per_s")
+        if target is not None and (
+            isinstance(target, bool) or not isinstance(target, int | float) or target <= 0
+        ):
+            check.fail(
+                workload,
+                "target_rate_per_s",
+                "workload.target_rate_per_s",
+                "a positive number",
+                target,
+            )
+        out["target_rate_per_s"] = None if target is None else float(target)
 
 
 def load(ctx: ParseContext) -> dict:

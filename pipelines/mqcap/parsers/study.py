@@ -124,87 +124,105 @@ def _text(check: _Checker, where: _Mapping, key: Any, field: str, value: Any) ->
 
 
 def validate(doc: Any, ctx: ParseContext) -> dict:
-    """A checked study file as a plain dict; raises InputError naming line and field."""
+    """A checked study file as a plain dict; raises InputError naming line and field, with
+    every problem of the file at once."""
     check = _Checker(ctx)
     if not isinstance(doc, _Mapping):
         raise ctx.error("a study file must be a YAML mapping (key: value lines)", line=1)
     for key in doc:
-        if key not in TOP_FIELDS:
-            check.fail(doc, key, str(key), f"one of {', '.join(TOP_FIELDS)}", key)
+        with check.section():
+            if key not in TOP_FIELDS:
+                check.fail(doc, key, str(key), f"one of {', '.join(TOP_FIELDS)}", key)
     study = doc.get("study")
-    if study is None:
-        check.fail(doc, None, "study", TOP_FIELDS["study"] + " (required)", None)
-    if not isinstance(study, str | int) or not NAME_RE.match(str(study)):
-        check.fail(doc, "study", "study", TOP_FIELDS["study"], study)
-    folder = PurePosixPath(ctx.source_file).parts
-    if len(folder) >= 2 and folder[-2] != str(study):
-        check.fail(doc, "study", "study", f"the study folder's name {folder[-2]!r}", study)
-    out: dict[str, Any] = {"study": str(study)}
-    _clock.validate(doc, check, out)
+    out: dict[str, Any] = {"study": str(study), "utc_offset_minutes": None, "timezone": None}
+    with check.section():
+        if study is None:
+            check.fail(doc, None, "study", TOP_FIELDS["study"] + " (required)", None)
+        if not isinstance(study, str | int) or not NAME_RE.match(str(study)):
+            check.fail(doc, "study", "study", TOP_FIELDS["study"], study)
+        folder = PurePosixPath(ctx.source_file).parts
+        if len(folder) >= 2 and folder[-2] != str(study):
+            check.fail(doc, "study", "study", f"the study folder's name {folder[-2]!r}", study)
+    with check.section():
+        _clock.validate(doc, check, out)
     for key in ("title", "purpose", "baseline"):
-        out[key] = _text(check, doc, key, key, doc.get(key))
+        out[key] = None
+        with check.section():
+            out[key] = _text(check, doc, key, key, doc.get(key))
 
-    group_by = doc.get("group_by") or []
-    if isinstance(group_by, str):
-        group_by = [group_by]
-    if not isinstance(group_by, list):
-        check.fail(doc, "group_by", "group_by", TOP_FIELDS["group_by"], group_by)
-    for i, dim in enumerate(group_by):
-        if not isinstance(dim, str) or not DIMENSION_RE.match(dim):
-            check.fail(doc, "group_by", f"group_by[{i}]", "a dimension name (a-z, 0-9, _)", dim)
-    if len(set(group_by)) != len(group_by):
-        check.fail(doc, "group_by", "group_by", "each dimension once", group_by)
-    out["group_by"] = list(group_by)
-    out["question"] = _question(check, doc, out)
+    out["group_by"] = []
+    with check.section():
+        group_by = doc.get("group_by") or []
+        if isinstance(group_by, str):
+            group_by = [group_by]
+        if not isinstance(group_by, list):
+            check.fail(doc, "group_by", "group_by", TOP_FIELDS["group_by"], group_by)
+        for i, dim in enumerate(group_by):
+            if not isinstance(dim, str) or not DIMENSION_RE.match(dim):
+                check.fail(doc, "group_by", f"group_by[{i}]", "a dimension name (a-z, 0-9, _)", dim)
+        if len(set(group_by)) != len(group_by):
+            check.fail(doc, "group_by", "group_by", "each dimension once", group_by)
+        out["group_by"] = list(group_by)
+    out["question"] = []
+    with check.section():
+        out["question"] = _question(check, doc, out)
 
-    notes = doc.get("notes") or []
-    if isinstance(notes, str | int | float) and not isinstance(notes, bool):
-        notes = [str(notes)]
-    if not isinstance(notes, list):
-        check.fail(doc, "notes", "notes", TOP_FIELDS["notes"], notes)
-    for i, note in enumerate(notes):
-        _text(check, doc, "notes", f"notes[{i}]", note)
-        if note is None:
-            check.fail(doc, "notes", f"notes[{i}]", "a text value", note)
-    out["notes"] = [str(n) for n in notes]
+    out["notes"] = []
+    with check.section():
+        notes = doc.get("notes") or []
+        if isinstance(notes, str | int | float) and not isinstance(notes, bool):
+            notes = [str(notes)]
+        if not isinstance(notes, list):
+            check.fail(doc, "notes", "notes", TOP_FIELDS["notes"], notes)
+        for i, note in enumerate(notes):
+            _text(check, doc, "notes", f"notes[{i}]", note)
+            if note is None:
+                check.fail(doc, "notes", f"notes[{i}]", "a text value", note)
+        out["notes"] = [str(n) for n in notes]
 
-    configs = doc.get("configurations") or []
-    if not isinstance(configs, list):
-        check.fail(doc, "configurations", "configurations", TOP_FIELDS["configurations"], configs)
     out["configurations"] = []
     seen: set[str] = set()
-    for i, item in enumerate(configs):
-        field = f"configurations[{i}]"
-        if isinstance(item, str | int | float) and not isinstance(item, bool):
-            item = _Mapping({"configuration": str(item)}, {}, doc.lines.get("configurations", 1))
-        if not isinstance(item, _Mapping):
-            check.fail(doc, "configurations", field, "a configuration name or a mapping", item)
-        for key in item:
-            if key not in ("configuration", "display_name"):
-                check.fail(item, key, f"{field}.{key}", "configuration or display_name", key)
-        name = _text(
-            check, item, "configuration", f"{field}.configuration", item.get("configuration")
-        )
-        if name is None:
+    configs = doc.get("configurations") or []
+    with check.section():
+        if not isinstance(configs, list):
             check.fail(
-                item, None, f"{field}.configuration", "a configuration name (required)", None
+                doc, "configurations", "configurations", TOP_FIELDS["configurations"], configs
             )
-        if name in seen:
+    for i, item in enumerate(configs if isinstance(configs, list) else []):
+        with check.section():
+            _configuration(check, doc, i, item, seen, out)
+    out.update(dict.fromkeys(NOISE_DEFAULTS))
+    with check.section():
+        out.update(_noise(check, doc))
+    with check.section():
+        if out["baseline"] is not None and seen and out["baseline"] not in seen:
             check.fail(
-                item, "configuration", f"{field}.configuration", "each configuration once", name
-            )
-        seen.add(name)
-        display = _text(
-            check, item, "display_name", f"{field}.display_name", item.get("display_name")
-        )
-        out["configurations"].append((name, display or name))
-    out.update(_noise(check, doc))
-    if out["baseline"] is not None and seen and out["baseline"] not in seen:
-        check.fail(
-            doc, "baseline", "baseline", f"one of the listed configurations {sorted(seen)}",
-            out["baseline"],
-        )  # fmt: skip
+                doc, "baseline", "baseline", f"one of the listed configurations {sorted(seen)}",
+                out["baseline"],
+            )  # fmt: skip
+    check.done()
     return out
+
+
+def _configuration(
+    check: _Checker, doc: _Mapping, i: int, item: Any, seen: set[str], out: dict
+) -> None:
+    field = f"configurations[{i}]"
+    if isinstance(item, str | int | float) and not isinstance(item, bool):
+        item = _Mapping({"configuration": str(item)}, {}, doc.lines.get("configurations", 1))
+    if not isinstance(item, _Mapping):
+        check.fail(doc, "configurations", field, "a configuration name or a mapping", item)
+    for key in item:
+        if key not in ("configuration", "display_name"):
+            check.fail(item, key, f"{field}.{key}", "configuration or display_name", key)
+    name = _text(check, item, "configuration", f"{field}.configuration", item.get("configuration"))
+    if name is None:
+        check.fail(item, None, f"{field}.configuration", "a configuration name (required)", None)
+    if name in seen:
+        check.fail(item, "configuration", f"{field}.configuration", "each configuration once", name)
+    seen.add(name)
+    display = _text(check, item, "display_name", f"{field}.display_name", item.get("display_name"))
+    out["configurations"].append((name, display or name))
 
 
 def _question(check: _Checker, doc: _Mapping, out: dict) -> list[str]:
