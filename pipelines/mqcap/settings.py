@@ -8,7 +8,15 @@ Three settings, each from the first place that gives it:
 3. the configuration file: ``mqcap.toml`` (top-level keys) or ``pyproject.toml`` (a
    ``[tool.mqcap]`` table), the nearest one in the current folder or its parents, with paths
    relative to the file's folder (keys ``warehouse``, ``raw``, ``reports``);
-4. the defaults: ``data/warehouse.duckdb`` and ``data/raw`` under the project root.
+4. the defaults: ``data/warehouse.duckdb`` and ``data/raw`` beside the configuration file
+   when there is one, else under the project root when mqcap runs from its source tree (a
+   checkout), else under the current folder.
+
+The project root (the dbt project, the expectation suites, the report sources, the sample
+studies) is the source tree mqcap runs from, or, installed from a wheel (``pip install .``,
+``pipx install .``), the copy shipped inside the package (``mqcap/project/``, put there by
+``setup.py`` when the wheel is built). mqcap only reads it: dbt's target and logs, reports and
+render work folders all go to ``<stem>.mqcap/`` beside the warehouse.
 
 ``jobs`` (processes that parse raw files in parallel; one writer lands them) follows the same
 order: ``--jobs``, ``MQCAP_JOBS``, the ``jobs`` key (a whole number >= 1), the machine's cores.
@@ -39,6 +47,8 @@ from pathlib import Path
 from mqcap.errors import EnvironmentProblem, UsageError
 
 PACKAGE_DIR = Path(__file__).resolve().parent
+# The project shipped inside an installed wheel (setup.py copies it there at build time).
+SHIPPED_PROJECT = PACKAGE_DIR / "project"
 CONFIG_KEYS = {
     "warehouse": "MQCAP_WAREHOUSE",
     "raw": "MQCAP_RAW",
@@ -75,7 +85,8 @@ def _is_mqcap_project(folder: Path) -> bool:
 
 
 def find_project_root(start: Path | None = None) -> Path:
-    """mqcap's dbt project: the source tree this code runs from, else one above ``start``.
+    """mqcap's dbt project: the source tree this code runs from, else the project shipped in
+    the installed package, else one above ``start``.
 
     The code's own tree comes first, so the models always match the code that lands their
     tables, and a folder inside some other dbt project is never taken for mqcap's.
@@ -88,11 +99,36 @@ def find_project_root(start: Path | None = None) -> Path:
     candidate = PACKAGE_DIR.parent.parent
     if _is_mqcap_project(candidate):
         return candidate
+    # Installed from a wheel: the project travels inside the package.
+    if _is_mqcap_project(SHIPPED_PROJECT):
+        return SHIPPED_PROJECT
     here = (start or Path.cwd()).resolve()
     for folder in [here, *here.parents]:
         if _is_mqcap_project(folder):
             return folder
     raise FileNotFoundError("cannot find the mqcap project root (dbt_project.yml named mqcap)")
+
+
+def is_shipped(root: Path) -> bool:
+    """Whether ``root`` is the project shipped inside an installed package (read-only: the
+    user's files go under the current folder instead).
+
+    Example:
+        >>> is_shipped(find_project_root())  # in the checkout
+        False
+    """
+    return root.resolve() == SHIPPED_PROJECT
+
+
+def defaults_base(root: Path, cwd: Path | None = None) -> Path:
+    """The folder the default paths (``data/warehouse.duckdb``, ``data/raw``, the demo's
+    ``data/demo/``) are under: the project root in a checkout, else the current folder.
+
+    Example:
+        >>> defaults_base(find_project_root()) == find_project_root()
+        True
+    """
+    return (cwd or Path.cwd()).resolve() if is_shipped(root) else root
 
 
 def find_config(start: Path | None = None) -> tuple[Path, dict] | None:
@@ -290,7 +326,10 @@ class Settings:
             elif key in config:
                 value, base = config[key], config_file.parent
             elif key in DEFAULTS:
-                value, base = DEFAULTS[key], root
+                # Beside the configuration file when there is one (its commented defaults mean
+                # what they say), else in the checkout or, installed, the current folder.
+                value = DEFAULTS[key]
+                base = config_file.parent if config_file else defaults_base(root, here)
             else:
                 return None
             where = (

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -81,18 +82,44 @@ def render_with_quarto(
     """
     results: dict[str, Path] = {}
     run_env = {**os.environ, **(env or {})}
-    for fmt in formats:
-        cmd = quarto_command(qmd, fmt, out_dir, stem, params)
-        if progress:
-            progress(f"quarto render --to {QUARTO_FORMATS[fmt][0]}")
-        proc = subprocess.run(
-            cmd, cwd=qmd.parent, env=run_env, capture_output=True, text=True, check=False
-        )
-        if proc.returncode != 0:
-            tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-15:])
-            raise RenderError(f"quarto render {qmd.name} --to {cmd[4]} failed:\n{tail}")
-        path = out_dir / f"{stem}.{QUARTO_FORMATS[fmt][1]}"
-        if not path.exists():
-            raise RenderError(f"quarto render finished but {path} is missing")
-        results[fmt] = path
+    work = _work_copy(qmd, out_dir, stem)
+    source = work / qmd.name if work else qmd
+    try:
+        for fmt in formats:
+            cmd = quarto_command(source, fmt, out_dir, stem, params)
+            if progress:
+                progress(f"quarto render --to {QUARTO_FORMATS[fmt][0]}")
+            proc = subprocess.run(
+                cmd, cwd=source.parent, env=run_env, capture_output=True, text=True, check=False
+            )
+            if proc.returncode != 0:
+                tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-15:])
+                raise RenderError(f"quarto render {qmd.name} --to {cmd[4]} failed:\n{tail}")
+            path = out_dir / f"{stem}.{QUARTO_FORMATS[fmt][1]}"
+            if not path.exists():
+                raise RenderError(f"quarto render finished but {path} is missing")
+            results[fmt] = path
+    finally:
+        if work:
+            shutil.rmtree(work, ignore_errors=True)
     return results
+
+
+def _work_copy(qmd: Path, out_dir: Path, stem: str) -> Path | None:
+    """A copy of the report sources in a work folder beside the outputs when ``qmd`` lies in
+    the installed package (which may be read-only, and is never written): Quarto writes its
+    ``.quarto/`` and freeze files beside the sources. None: render in place (a checkout).
+    The folder's name carries this process's id, so a killed render's is cleaned by the next
+    (``mqcap.render.clean_stale_work``)."""
+    from mqcap.settings import PACKAGE_DIR
+
+    if not qmd.resolve().is_relative_to(PACKAGE_DIR):
+        return None
+    work = Path(tempfile.mkdtemp(prefix=f".{stem}-render-{os.getpid()}-quarto-", dir=out_dir))
+    shutil.copytree(
+        qmd.parent,
+        work,
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns("_output", ".quarto", "_freeze", "__pycache__"),
+    )
+    return work

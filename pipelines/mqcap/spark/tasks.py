@@ -172,13 +172,16 @@ class SparkTaskPool:
 
 def ship_code(spark, folder: Path, connect: bool) -> Path:
     """mqcap's package as a zip added to the session's Python path (executors import it)."""
-    from mqcap.settings import PACKAGE_DIR
+    from mqcap.settings import PACKAGE_DIR, SHIPPED_PROJECT
 
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / "mqcap.zip"
     tmp = folder / f".tmp-{os.getpid()}-mqcap.zip"
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
         for path in sorted(PACKAGE_DIR.rglob("*")):
+            # The code only: an installed package's project (models, samples) stays here.
+            if path.is_relative_to(SHIPPED_PROJECT):
+                continue
             if path.is_file() and "__pycache__" not in path.parts:
                 zf.write(path, Path("mqcap") / path.relative_to(PACKAGE_DIR))
     os.replace(tmp, target)
