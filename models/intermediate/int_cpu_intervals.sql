@@ -7,8 +7,10 @@ with ascpu as (
 ),
 
 wlm as (
-    -- A class reported by period has one row per period: its CPU is their sum.
+    -- A class reported by period has one row per period of its file: its CPU is their sum.
+    -- Per file: reports of two run folders stay apart, each in its own run (int_cpu_attributed).
     select
+        file_id,
         upper(class_name) as class_name,
         interval_start,
         max(interval_end) as interval_end,
@@ -17,11 +19,10 @@ wlm as (
             service_time_cpu_s + coalesce(service_time_srb_s, 0) + coalesce(service_time_rct_s, 0)
             + coalesce(service_time_iit_s, 0) + coalesce(service_time_hst_s, 0)
         ) as cpu_s,
-        min(file_id) as file_id,
         min(source_file) as source_file,
         min(source_line) as source_line
     from {{ ref('stg_rmf__workload_class_intervals') }}
-    group by upper(class_name), interval_start
+    group by file_id, upper(class_name), interval_start
 )
 
 select
@@ -40,7 +41,8 @@ select
 from ascpu
 union all
 select
-    'rmf_workload|' || wlm.class_name || '|' || cast(wlm.interval_start as {{ dbt.type_string() }}) as cpu_interval_key,
+    'rmf_workload|' || cast(wlm.file_id as {{ dbt.type_string() }}) || '|' || wlm.class_name
+    || '|' || cast(wlm.interval_start as {{ dbt.type_string() }}) as cpu_interval_key,
     'rmf_workload' as cpu_source,
     null as system_id,
     wlm.class_name as cpu_name,

@@ -1,6 +1,8 @@
 -- One row per run x address-space role: CPU seconds in the run's interval, transactions, and
 -- CPU microseconds per transaction. Where several sources have CPU for a run and role, the
 -- preferred one is used (RMF WORKLOAD ACTIVITY report class, then SMF 30, then CSV) and named.
+-- cpu_also_counted_in: another run the same CPU seconds went to (int_cpu_attributed), which the
+-- mart check reports: runs at overlapping times on one system fed by a file outside run folders.
 {{ run_keyed_incremental() }}
 with attributed as (
     select * from {{ ref('int_cpu_attributed') }}
@@ -15,6 +17,7 @@ by_source as (
         sum(cpu_s) as cpu_s,
         sum(overlap_s) as covered_s,
         count(distinct cpu_name) as address_spaces,
+        min(also_counted_in) as also_counted_in,
         min(source_file) as first_source_file
     from attributed
     group by run_key, role, cpu_source
@@ -48,6 +51,7 @@ select
     ranked.cpu_s,
     runs.interval_s,
     ranked.covered_s / ranked.address_spaces / runs.interval_s * 100 as interval_covered_pct,
+    ranked.also_counted_in as cpu_also_counted_in,
     transactions.transactions,
     transactions.transactions_source,
     case

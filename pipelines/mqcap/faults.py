@@ -21,6 +21,17 @@ _FULL_TEXTS = (
     "file too large",
     "could not write file",
 )
+# DuckDB's words for a warehouse file it cannot read (truncated, overwritten, not a database):
+# the warehouse's problem, not the file being landed (mqcap.warehouse.damaged names it).
+DAMAGED_TEXTS = (
+    "not a valid duckdb database",
+    "corrupt database",
+    "could not read enough bytes",
+    "computed checksum",
+    "failed to load metadata",
+    "invalid wal",
+    "serialization error",
+)
 # DuckDB errors that come from the machine (files, memory, a fatal state), not from a row.
 _DUCKDB_ENVIRONMENT = (
     duckdb.IOException,
@@ -47,7 +58,7 @@ def is_warehouse_problem(exc: BaseException) -> bool:
         text = str(exc).lower()
         return "failed to commit" in text or any(t in text for t in _FULL_TEXTS)
     text = str(exc).lower()
-    return isinstance(exc, duckdb.Error) and any(t in text for t in _FULL_TEXTS)
+    return isinstance(exc, duckdb.Error) and any(t in text for t in _FULL_TEXTS + DAMAGED_TEXTS)
 
 
 def is_raw_file_problem(exc: BaseException) -> bool:

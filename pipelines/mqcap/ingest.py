@@ -1006,12 +1006,16 @@ def ingest(
             for note in _repeated_records(con, ing.report):
                 progress.log(printable(note))
         except _WarehouseFailed as failed:
+            if warehouse.damaged(failed.exc):  # (a block of the file is missing: not the disk)
+                raise warehouse.damaged_error(settings.warehouse, failed.exc) from None
             raise EnvironmentProblem(_stopped(settings, ing.report, failed.rel, failed.exc)) from (
                 failed.exc
             )
         except Exception as exc:
             if not faults.is_warehouse_problem(exc):
                 raise
+            if warehouse.damaged(exc):
+                raise warehouse.damaged_error(settings.warehouse, exc) from None
             raise EnvironmentProblem(_stopped(settings, ing.report, None, exc)) from exc
         finally:
             clear_spool(ing.spool)

@@ -36,8 +36,10 @@ from pathlib import Path
 
 import duckdb
 
-from mqcap import warehouse
+from mqcap import faults, warehouse
+from mqcap.errors import EnvironmentProblem
 from mqcap.ledger.steps import record_checks
+from mqcap.names import printable
 from mqcap.offline import make_offline
 from mqcap.progress import Progress
 from mqcap.settings import Settings
@@ -561,7 +563,36 @@ def _store(
     complete: bool,
 ) -> None:
     """Remember the last result per suite for ``mqcap status`` (written after the read-only
-    pass), and, for a pass over every suite of a scope, that the checks were done (step ledger)."""
+    pass), and, for a pass over every suite of a scope, that the checks were done (step ledger).
+
+    A warehouse that cannot take the results (disk full, read-only) is an environment problem
+    (exit 3), not a failed check: nothing is recorded as checked, so the next run checks again.
+    """
+    try:
+        _write_results(settings, report, scope, file_ids, complete)
+    except (duckdb.Error, OSError) as exc:
+        if not faults.is_warehouse_problem(exc):
+            raise
+        if warehouse.damaged(exc):
+            raise warehouse.damaged_error(settings.warehouse, exc) from None
+        first = (str(exc).splitlines() or [type(exc).__name__])[0]
+        raise EnvironmentProblem(
+            printable(
+                f"the results of the {scope} checks could not be stored in the warehouse "
+                f"{settings.warehouse} ({type(exc).__name__}: {first}). Nothing is recorded as "
+                "checked: free space (or make the warehouse writable) and run the command "
+                "again; the checks are done again."
+            )
+        ) from exc
+
+
+def _write_results(
+    settings: Settings,
+    report: ValidationReport,
+    scope: str,
+    file_ids: list[int] | None,
+    complete: bool,
+) -> None:
     now = datetime.now().replace(microsecond=0)
     with warehouse.connect(settings.warehouse) as con:
         con.begin()

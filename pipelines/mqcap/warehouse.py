@@ -15,6 +15,7 @@ from pathlib import Path
 
 import duckdb
 
+from mqcap import faults
 from mqcap.errors import UsageError, WarehouseBusyError, WarehouseDamagedError
 from mqcap.parsers import all_tables
 from mqcap.parsers.base import Table
@@ -76,21 +77,87 @@ DAMAGED_HELP = (
     "files are untouched: move it aside (mv {path} {path}.damaged, and its .wal file if any) "
     "and run `mqcap run` to rebuild it from the raw root."
 )
-# DuckDB's words for a file it cannot read (truncated, overwritten, not a database).
-_DAMAGED = (
-    "not a valid duckdb database",
-    "corrupt database",
-    "could not read enough bytes",
-    "checksum",
-    "failed to load metadata",
-    "invalid wal",
-    "serialization error",
-)
+_DAMAGED = faults.DAMAGED_TEXTS  # (DuckDB's words for a file it cannot read)
 
 
 def damaged(exc: BaseException) -> bool:
     """True when a DuckDB error says the file itself is unreadable (not a query error)."""
-    return isinstance(exc, duckdb.Error) and any(w in str(exc).lower() for w in _DAMAGED)
+    return isinstance(exc, duckdb.Error) and damaged_text(str(exc))
+
+
+def damaged_text(text: str) -> bool:
+    """True when an error text (DuckDB's, or dbt's account of one) says the warehouse file is
+    unreadable.
+
+    Example:
+        >>> damaged_text('IO Error: Could not read enough bytes from file "w.duckdb"')
+        True
+    """
+    return any(w in text.lower() for w in _DAMAGED)
+
+
+# DuckDB's file: three 4 KiB headers, then whole blocks (block_size each, 256 KiB by default).
+_HEADERS_BYTES = 3 * 4096
+
+
+# Files found whole although shorter than their header counts: (path, size, block size, blocks).
+_COMPLETE: set[tuple[str, int, int, int]] = set()
+
+
+class _Truncated(duckdb.IOException):
+    """The file ends before a block the database uses (raised only inside this module)."""
+
+
+def check_complete(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """Raise :class:`WarehouseDamagedError` when the file at ``path`` ends before a block the
+    database uses: a truncated file opens, and its missing blocks fail only when a query
+    reaches them (or never, if no command reads that table), so it is looked for at open.
+
+    Cheap for a whole file: its size covers every block the header counts. Only a file shorter
+    than that (DuckDB itself cuts free blocks off the end) has its tables' blocks looked up
+    (``pragma_storage_info``). Bytes past the last block (a write cut by a kill) are harmless.
+    """
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return
+    row = one(
+        con,
+        """select block_size, total_blocks from pragma_database_size()
+           where database_name = current_database()""",
+    )
+    if row is None or not row[0]:
+        return
+    block_size, total = int(row[0]), int(row[1])
+    if size >= _HEADERS_BYTES + total * block_size:
+        return
+    seen = (str(path), size, block_size, total)
+    if seen in _COMPLETE:  # (looked up already in this process, the file unchanged since)
+        return
+    used = -1
+    for schema, table in con.execute(
+        """select schema_name, table_name from duckdb_tables()
+           where database_name = current_database()"""
+    ).fetchall():
+        name = '"' + schema.replace('"', '""') + '"."' + table.replace('"', '""') + '"'
+        top = one(
+            con,
+            "select max(block_id) from pragma_storage_info(?) where persistent",
+            [name],
+        )
+        if top and top[0] is not None:
+            used = max(used, int(top[0]))
+    needed = _HEADERS_BYTES + (used + 1) * block_size
+    if size >= needed:
+        _COMPLETE.add(seen)
+    else:
+        raise damaged_error(
+            path,
+            _Truncated(
+                f"the file ends at byte {size:,}, before the end of block {used} "
+                f"(byte {needed:,}): truncated"
+            ),
+        )
 
 
 def damaged_error(path: Path, exc: BaseException) -> WarehouseDamagedError:
@@ -152,6 +219,11 @@ def connect(
                 on_wait(f"waiting for the warehouse, held by another process{_busy_holder(text)}")
                 told = True
             time.sleep(0.25)
+    try:
+        check_complete(con, path)
+    except BaseException:
+        con.close()
+        raise
     try:
         yield con
     except duckdb.Error as exc:
