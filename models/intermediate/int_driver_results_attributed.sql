@@ -1,5 +1,5 @@
 -- Load-driver results with the run they measure, from every driver format:
--- - the generic results CSV: the row's own study/run columns, else the file's run folder;
+-- - the generic results CSV: the file's run folder, else the row's own study/run columns;
 -- - mq-cph summaries (the aggregate 'job' summary when the file has one, else the process
 --   summaries): the file's run folder; round trip = threads / rate (Little's law, one request
 --   in flight per requester thread);
@@ -44,8 +44,10 @@ unioned as (
         generic.file_id,
         generic.source_file,
         generic.source_line,
-        coalesce(generic.results_study, files.folder_study) as study,
-        coalesce(generic.results_run_id, files.folder_run_id) as run_id,
+        -- A file in a run folder belongs to that run, whatever its study/run_id columns say
+        -- (mqcap status notes the difference); outside run folders the columns name the run.
+        coalesce(files.folder_study, generic.results_study) as study,
+        coalesce(files.folder_run_id, generic.results_run_id) as run_id,
         generic.rate_per_s,
         generic.round_trip_us,
         generic.target_rate_per_s,

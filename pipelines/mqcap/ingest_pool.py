@@ -217,7 +217,22 @@ def _prepare_pinned(path, rel, pin, spool, on_progress, spool_bytes) -> Prepared
         size=pin.size,
         on_progress=on_progress if on_progress and pin.size > PROGRESS_BYTES else None,
     )
-    return _parse_into(out, parser, ctx, spool, spool_bytes)
+    out = _parse_into(out, parser, ctx, spool, spool_bytes)
+    if out.error is None and not out.per_table and pin.size and ctx.nothing_to_land is None:
+        out.error = _no_rows(parser, ctx)
+    return out
+
+
+def _no_rows(parser, ctx: ParseContext) -> tuple[str, str]:
+    """(reason, position) for a non-empty file its parser read to no row at all: whatever it
+    held did not land, so it is set aside rather than loaded as nothing."""
+    counted = ctx.unknown_lines + ctx.skipped
+    what = ", ".join(f"{n:,} {why}" for why, n in counted.most_common(3))
+    return (
+        f"no rows: read as {parser.description}, but nothing in it landed"
+        + (f" ({what})" if what else ""),
+        "line 1" if parser.mode == "text" else "byte 0",
+    )
 
 
 def prepare_part(

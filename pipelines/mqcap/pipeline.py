@@ -171,6 +171,7 @@ def _run(
     landed = ingest(settings, paths, progress)
     result = RunResult(ingest=landed)
     state = _state(settings)
+    result.notes = state.notes
     if not force and state.up_to_date(formats):
         result.nothing_new = True
         result.problems = state.problems(formats or ())
@@ -198,11 +199,16 @@ def _run(
 
 
 def demo_settings(settings: Settings) -> Settings:
-    """The demo's own warehouse and raw root: the bundled sample study, apart from user data."""
-    root = settings.project_root
-    demo = root / "data" / "demo" / "warehouse.duckdb"
+    """The demo's own warehouse and raw root: the bundled sample study, apart from user data.
+
+    The warehouse is ``data/demo/warehouse.duckdb`` under the checkout, or under the current
+    folder when mqcap is installed (the sample studies are read where the package holds them).
+    """
+    from mqcap.settings import defaults_base
+
+    demo = defaults_base(settings.project_root) / "data" / "demo" / "warehouse.duckdb"
     return settings.with_(
-        raw_root=root / "data" / "sample", warehouse=demo, reports_out=outputs_dir(demo) / "reports"
+        raw_root=settings.sample_root, warehouse=demo, reports_out=outputs_dir(demo) / "reports"
     )
 
 

@@ -13,6 +13,7 @@ select
     run_id as folder_run_id,
     rows_landed,
     unknown_lines,
+    attribution,
     landed_at
 from source
 where status = 'loaded'

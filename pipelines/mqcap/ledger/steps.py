@@ -293,6 +293,10 @@ class PipelineState:
     unattributed: list[tuple[str, str]] = field(default_factory=list)  # (path, why)
     # (study, why) for a comparison the marts cannot decide (dim_study.baseline_problem)
     undecided: list[tuple[str, str]] = field(default_factory=list)
+    # Files whose records fall short of the marts (mqcap.reconcile.dropped), one line each;
+    # notes: run folders that overrode the ids a file carries (reconcile.folder_notes).
+    dropped: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     _fp: dict[str, str] = field(default_factory=dict)
 
     # -- raw rows -----------------------------------------------------------------------------
@@ -479,6 +483,8 @@ class PipelineState:
             out.append(f"loaded but reaches no run: {path}: {why}")
         for study, why in self.undecided:
             out.append(f"study {study}: baseline undecided: {why}")
+        if self.built():  # (a build owed recounts them)
+            out.extend(self.dropped)
         return out
 
 
@@ -537,7 +543,19 @@ def pipeline_state(
             "select study, baseline_problem from marts.dim_study "
             "where baseline_problem is not null order by study"
         ).fetchall()
-    return PipelineState(settings, loaded, rows, studies, marts_exist, unattributed, undecided)
+    from mqcap import reconcile
+
+    return PipelineState(
+        settings,
+        loaded,
+        rows,
+        studies,
+        marts_exist,
+        unattributed,
+        undecided,
+        reconcile.dropped(con),
+        reconcile.folder_notes(con) if loaded else [],
+    )
 
 
 def _column_exists(con: duckdb.DuckDBPyConnection, schema: str, table: str, column: str) -> bool:

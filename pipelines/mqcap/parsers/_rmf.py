@@ -64,7 +64,7 @@ def page_title(text: str) -> str | None:
     """
     s = text.lstrip()
     if s[1:2] != " " or s[3:4] != " ":  # fast path: data rows are not spelled out
-        return None
+        return _prefixed_title(s)
     s = _PAGE.sub("", s).rstrip()
     if len(s) < 9 or not _SPACED_TITLE.fullmatch(s):
         return None
@@ -73,6 +73,28 @@ def page_title(text: str) -> str | None:
     if any(len(w) * 2 - 1 != len(raw) for w, raw in zip(words, re.split(r" {2,}", s), strict=True)):
         return None
     return " ".join(words)
+
+
+# What a tool printed before a title on its line (an ISPF line number, a TSO prompt, a job-log
+# prefix), then 2+ blanks and the spelled-out title; only titles of reports (ACTIVITY, REPORT).
+_AFTER_PREFIX = re.compile(r"\S\s{2,}(?=[A-Z0-9/] [A-Z0-9/] )")
+_TITLE_ENDS = ("A C T I V I T Y", "R E P O R T")
+
+
+def _prefixed_title(s: str) -> str | None:
+    """The title after a prefix on a page-title line, else None.
+
+    Example:
+        >>> _prefixed_title("READY   C R Y P T O  H A R D W A R E  A C T I V I T Y  PAGE 1")
+        'CRYPTO HARDWARE ACTIVITY'
+    """
+    if not any(end in s for end in _TITLE_ENDS):
+        return None
+    for m in _AFTER_PREFIX.finditer(s):
+        title = page_title(s[m.end() :])
+        if title is not None and title.endswith(("ACTIVITY", "REPORT")):
+            return title
+    return None
 
 
 def head_titles(head: bytes) -> list[str]:
@@ -168,7 +190,13 @@ class ReportPages:
                     yield BLANK, lineno, text
                 continue
             # page_title's own first test, inline: most lines are not spelled-out titles.
-            title = title_of(text) if stripped[1:2] == " " and stripped[3:4] == " " else None
+            title = (
+                title_of(text)
+                if stripped[1:2] == " " and stripped[3:4] == " "
+                else _prefixed_title(stripped)
+                if "A C T I V I T Y" in stripped
+                else None
+            )
             if title:
                 in_report = title == wanted
                 if in_report:

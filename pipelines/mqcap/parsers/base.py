@@ -134,6 +134,9 @@ class ParseContext:
     on_progress: Callable[[int], None] | None = None
     # A part of the file to parse instead of all of it (``Parser.split`` made it), or None.
     window: Any = None
+    # Set by a parser that recognised content which holds no rows by nature (an RMF service
+    # policy page): what it is. Otherwise a non-empty file that lands no row is refused.
+    nothing_to_land: str | None = None
 
     def error(
         self, message: str, *, line: int | None = None, offset: int | None = None

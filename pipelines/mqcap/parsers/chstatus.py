@@ -86,6 +86,12 @@ KV_RE = r"(?:^|\s+)[A-Z][A-Z0-9]*\((?:[^()]|\([^()]*\))*\)"
 _PCF = re.compile(r"MQ[A-Z]{2,8}_[A-Z0-9_]+:")
 _ECHO = re.compile(r"\d+\s*:\s*\S")
 _JOBID = re.compile(r"(?:JOB|STC|TSU)\d{5}|[JST]\d{7}")
+# The prompt of an interactive session, on the line of what follows it: runmqsc's MQPROMPT
+# (``MQ1A> ``) or a z/OS command prefix (``+CSQ1 ``). Headers and command echoes after one are
+# read as if the line started with them (a capture saved from a terminal keeps the prompt).
+_PROMPT = re.compile(r"(?:[^\s()]*>|[+\-%!?/.][A-Z0-9@#$]{1,8})\s+")
+_PROMPT_RE = r"^[^\s(]*>\s"
+_AFTER_PROMPT = ("AMQ84", "CSQM", "CSQ9", "DIS ", "DISPLAY ", "dis ", "display ")
 _NAME_CHARS = set("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@#$")
 _BATCH_LINES = 200_000
 
@@ -302,6 +308,7 @@ class _Parser:
             & ~s.str.starts_with("CHSTATUS(")
             & ~s.str.starts_with("DIS")
             & ~s.str.starts_with("MQ")
+            & ~s.str.contains(_PROMPT_RE)
         )
         events = (~cand).arg_true().to_list()
         events.append(n)
@@ -340,7 +347,14 @@ class _Parser:
 
     def step(self, lineno: int, s: str) -> None:
         blk = self.blk
-        if blk is not None and blk.fast and s and "A" <= s[0] <= "Z" and "(" in s:
+        if (
+            blk is not None
+            and blk.fast
+            and s
+            and "A" <= s[0] <= "Z"
+            and "(" in s
+            and not (">" in s and _PROMPT.match(s))
+        ):
             if s.startswith(("CHANNEL(", "CHSTATUS(")):
                 if blk.channel is None:
                     self.set_channel(blk, s[s.find("(") + 1 : _close_paren(s)])
@@ -376,6 +390,10 @@ class _Parser:
             self.blk = None
         if not s:
             return
+        if (m := _PROMPT.match(s)) and (
+            s[m.end() :].startswith(_AFTER_PROMPT) or _ECHO.match(s[m.end() :])
+        ):
+            s = s[m.end() :]
         if s.startswith("AMQ8417"):
             if self.snap is not None and self.snap.form == "zos":
                 self.boundary()

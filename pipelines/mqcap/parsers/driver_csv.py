@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 from collections.abc import Iterator
 
+from mqcap.errors import InputError
 from mqcap.parsers.base import (
     TEXT_LINEAGE,
     Batch,
@@ -27,6 +28,7 @@ from mqcap.parsers.base import (
     csv_records,
     extra_json,
     iso_timestamp,
+    read_text_lines,
 )
 
 TABLE = Table(
@@ -129,7 +131,29 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
             )
         row["extra"] = extra_json(extra)
         rows.append(row)
+    if not rows:
+        raise _no_rows(ctx)
     yield TABLE.name, rows
+
+
+def _no_rows(ctx: ParseContext) -> InputError:
+    """The error for a results CSV with a header and no row: a results file is there to give
+    rows, so one that gives none lost them (fixed-length records without line ends read as one
+    long header line)."""
+    content = [
+        (lineno, line)
+        for lineno, line in read_text_lines(ctx, encoding="utf-8-sig")
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+    lineno, line = content[0] if content else (1, "")
+    if len(content) == 1 and "   " in line.strip():
+        return ctx.error(
+            f"no results rows: the file is one line of {len(line)} characters with runs of "
+            "blanks inside (fixed-length records without line ends?); save it with one line "
+            "per record",
+            line=lineno,
+        )
+    return ctx.error("no results rows: a header and nothing under it", line=lineno)
 
 
 PARSER = Parser(

@@ -294,6 +294,10 @@ class _State:
         s = line.lstrip()
         if not s:
             return
+        at = s.upper().find(_HEADER)
+        if at > 0:  # the header after a prefix: read from the header on
+            self.header(lineno, s[at:].rstrip())
+            return
         if self.conn is not None and ":" in s and not _STAMP_START.match(s):
             if s[0] in _SPECIAL_FIRST and s.startswith(_SPECIAL_PREFIXES):
                 s = s.rstrip()
@@ -548,8 +552,12 @@ _SPECIAL_PREFIXES = ("Client Name:", "Client:", "Local Socket:", "Foreign Socket
 _SPECIAL = _SOCKET_NAMES | _CLIENT
 # Lines with a colon that are not plain pairs: block openers, report headers, timestamp lines.
 _STAMP_START_RE = r"\d{4}-\d\d-\d\d[T ]\d|(?i:(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,? )"
+# The report header may follow what a tool printed before it on its line: a console message id
+# (``EZZ2350I MVS TCP/IP NETSTAT CS V2R4 ...``), a TSO prompt (``READY``), a job-log prefix.
+_HEADER = "MVS TCP/IP NETSTAT"
 _NOT_PAIR_RE = (
     rf"^(?:Client Name:|Client:|Local Socket:|Foreign Socket:|(?i:mvs )|{_STAMP_START_RE})"
+    r"|(?i:MVS TCP/IP NETSTAT)"
 )
 _STAMP_START = re.compile(_STAMP_START_RE)
 _V_SCHEMA = {"source_line": pl.Int64, "conn_no": pl.Int64, "raw": pl.Utf8}

@@ -204,8 +204,11 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
         if "REPORT BY" in text and _SUMMARY.search(text):
             close()
             ctx.skip("workload or policy total section")
+            ctx.nothing_to_land = "a WORKLOAD ACTIVITY report of totals only (no class section)"
             continue
         if section is None:
+            if "SERVICE POLICY PAGE" in text:
+                ctx.nothing_to_land = "a WORKLOAD ACTIVITY service policy page"
             ctx.unknown("workload line outside a class section")
             continue
         if "SERVICE TIME" in text and "APPL %" in text:

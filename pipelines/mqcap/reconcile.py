@@ -1,0 +1,90 @@
+"""No silent drop: what each loaded file landed against what reaches the marts.
+
+``marts.fct_file_reconciliation`` (dbt) counts, per loaded file and landing table a mart reads,
+the file's records and those that reach a run, and marks a shortfall that is a finding with its
+reason (see the model). This module reads it for ``mqcap status`` and ``mqcap run`` (one line
+per finding, exit 1 on ``run``), and says where a run folder overrode the ids a file carries:
+a results file in a run folder belongs to that run whatever its ``study``/``run_id`` columns
+say (the folder wins), and each such file is named with the ids it carries.
+
+Example:
+    for line in dropped(con): print(line)
+    # rows reach no run: day/netstat.txt: 0 of 12 NETSTAT poll x connection record(s) ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import duckdb
+
+from mqcap.names import printable
+
+
+def _exists(con: duckdb.DuckDBPyConnection, schema: str, table: str) -> bool:
+    return bool(
+        con.execute(
+            "select 1 from information_schema.tables where table_schema = ? and table_name = ?",
+            [schema, table],
+        ).fetchall()
+    )
+
+
+def dropped(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """One line per loaded file whose records fall short of the marts (``is_dropped``); empty
+    before the first build made the mart.
+
+    Example:
+        dropped(con)  # ['rows reach no run: s/r/results.csv: 0 of 2 results row(s) ...']
+    """
+    if not _exists(con, "marts", "fct_file_reconciliation"):
+        return []
+    rows = con.execute(
+        """select source_file, source_table, record_kind, records, records_reaching, reason
+           from marts.fct_file_reconciliation where is_dropped
+           order by source_file, source_table"""
+    ).fetchall()
+    return [
+        printable(
+            f"rows reach no run: {path}: {n - reached:,} of {n:,} {what} record(s) "
+            f"(landing.{table}) reach no run: {reason}"
+        )
+        for path, table, what, n, reached, reason in rows
+    ]
+
+
+def folder_notes(
+    con: duckdb.DuckDBPyConnection, file_ids: Iterable[int] | None = None
+) -> list[str]:
+    """One line per loaded results file in a run folder whose ``study``/``run_id`` columns name
+    another run: the ids it carries and the run it was taken as (its folder's). ``file_ids``:
+    only those files (default: every loaded one).
+
+    Example:
+        folder_notes(con)  # ['b/r1/results.csv: its rows name run a/r9; taken as run b/r1 ...']
+    """
+    if not _exists(con, "landing", "driver_results"):
+        return []
+    only = "" if file_ids is None else "and ledger.file_id in (select unnest(?::bigint[]))"
+    rows = con.execute(
+        f"""select ledger.path, ledger.study, ledger.run_id,
+                   string_agg(distinct coalesce(results.study, ledger.study) || '/'
+                              || coalesce(results.run_id, ledger.run_id), ', '
+                              order by coalesce(results.study, ledger.study) || '/'
+                              || coalesce(results.run_id, ledger.run_id)),
+                   count(*)
+            from landing.driver_results as results
+            inner join meta.ingest_ledger as ledger on results.file_id = ledger.file_id
+            where ledger.status = 'loaded' and ledger.study is not null {only}
+              and (coalesce(results.study, ledger.study) <> ledger.study
+                   or coalesce(results.run_id, ledger.run_id) <> ledger.run_id)
+            group by 1, 2, 3 order by 1""",
+        [] if file_ids is None else [sorted(file_ids)],
+    ).fetchall()
+    return [
+        printable(
+            f"{path}: {n:,} row(s) name run {named}; taken as run {study}/{run} "
+            "(a file in a run folder belongs to that run)"
+        )
+        for path, study, run, named, n in rows
+    ]
