@@ -323,7 +323,7 @@ def test_a_gzip_that_expands_past_the_limit_is_refused_with_nothing_left_behind(
     )
     assert [s for s, _ in status] == ["set_aside"] and says in status[0][1]
     # Progress counts stay whole numbers.
-    counts = re.findall(r"ingest: (\S+)/(\S+) files", proc.stderr)
+    counts = re.findall(r"ingest: (\S+) of (\S+) files", proc.stderr)
     assert counts and all(d.isdigit() and t.isdigit() for d, t in counts), proc.stderr
     # A limit is a setting, not a verdict on the file: raised (here, back to the defaults, under
     # which 5 MB from a few KB is a real capture), the file lands on the next ingest untouched.
@@ -354,4 +354,4 @@ def test_progress_of_a_large_file_keeps_whole_file_counts(settings, monkeypatch)
     ingest(settings.with_(jobs=1), progress=PlainProgress(out, every_s=0))
     lines = [ln for ln in out.getvalue().splitlines() if "ingest:" in ln]
     assert lines and not any("e+" in ln for ln in lines), out.getvalue()
-    assert all(re.search(r"ingest: \d+/1 files", ln) for ln in lines), lines
+    assert all(re.search(r"ingest: \d+ of 1 files", ln) for ln in lines), lines

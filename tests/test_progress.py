@@ -22,8 +22,8 @@ def test_piped_lines_carry_the_whole_detail():
     lines = out.getvalue().splitlines()
     assert lines == [
         "dbt build...",
-        "  dbt build: 1 nodes " + " ".join(DBT_LINE.split()),
-        "  dbt build: 2 nodes attls/ssl-chacha-2k/a file with spaces.csv",
+        "  dbt build: 1 nodes (" + " ".join(DBT_LINE.split()) + ")",
+        "  dbt build: 2 nodes (attls/ssl-chacha-2k/a file with spaces.csv)",
     ]
 
 
@@ -52,9 +52,9 @@ def test_progress_interval_comes_from_the_environment(monkeypatch, capsys):
             p.advance(1, name)
     assert capsys.readouterr().err.splitlines() == [
         "ingest... (3 files)",
-        "  ingest: 1/3 files a.csv",
-        "  ingest: 2/3 files b.csv",
-        "  ingest: 3/3 files c.csv",
+        "  ingest: 1 of 3 files (a.csv)",
+        "  ingest: 2 of 3 files (b.csv)",
+        "  ingest: 3 of 3 files (c.csv)",
     ]
 
 
@@ -63,3 +63,27 @@ def test_a_bad_progress_interval_is_named(monkeypatch, bad):
     monkeypatch.setenv("MQCAP_PROGRESS_EVERY_S", bad)
     with pytest.raises(UsageError, match="MQCAP_PROGRESS_EVERY_S"):
         plain_every_s()
+
+
+def test_dbt_node_lines_give_the_total_and_a_short_detail():
+    from mqcap.build import dbt_node_line
+
+    out = io.StringIO()
+    p = PlainProgress(out, every_s=0)
+    p.start("dbt build", unit="nodes")
+    for line in (
+        "17:02:10  Concurrency: 2 threads (target='dev')",
+        DBT_LINE + " ........ [OK in 0.05s]",
+        "17:02:12  13 of 68 PASS not_null_dim_run_run_key .......... [PASS in 0.02s]",
+        "17:02:13  14 of 68 ERROR creating sql table model marts.fct_fit ... [ERROR in 0.3s]",
+    ):
+        node = dbt_node_line(line)
+        if node is not None:
+            p.set_total(node[0])
+            p.advance(1, node[1])
+    assert out.getvalue().splitlines() == [
+        "dbt build...",
+        "  dbt build: 1 of 68 nodes (staging.stg_driver__results_cphtestp OK)",
+        "  dbt build: 2 of 68 nodes (not_null_dim_run_run_key PASS)",
+        "  dbt build: 3 of 68 nodes (marts.fct_fit ERROR)",
+    ]

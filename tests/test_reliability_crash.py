@@ -149,7 +149,8 @@ class Killer:
         return self.kill(proc)
 
 
-# "  ingest: 12/205 files name" and "  dbt build: 40 nodes model" (mqcap.progress, every step).
+# "  ingest: 12 of 205 files (name)" and "  dbt build: 40 of 363 nodes (model OK)" (mqcap.progress,
+# every step).
 PROGRESS_LINE = re.compile(r"^  (ingest|dbt build): \d")
 
 

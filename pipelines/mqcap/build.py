@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -52,15 +53,23 @@ class BuildResult:
         return f"dbt build: {parts or 'nothing run'} in {self.elapsed_s:.1f}s{scope}"
 
 
+# dbt's entry point run by this interpreter: what its `dbt` script does, without the script.
+DBT_MAIN = "import sys; from dbt.cli.main import cli; sys.argv[0] = 'dbt'; sys.exit(cli())"
+
+
 def dbt_executable() -> list[str]:
-    """The dbt of this interpreter's environment (never one found elsewhere on PATH)."""
+    """The dbt of this interpreter's environment, never one found elsewhere on PATH: its
+    ``dbt`` script beside ``sys.executable``, else dbt's entry point run by this interpreter
+    (a pipx install, or dbt importable without its script).
+
+    Example:
+        >>> dbt_executable()[0].endswith("dbt") or dbt_executable()[1:2] == ["-c"]
+        True
+    """
     candidate = Path(sys.executable).parent / "dbt"
-    if candidate.exists():
+    if candidate.is_file():
         return [str(candidate)]
-    found = shutil.which("dbt")
-    if found:
-        return [found]
-    return [sys.executable, "-m", "dbt.cli.main"]
+    return [sys.executable, "-c", DBT_MAIN]
 
 
 def run_dbt(
@@ -113,14 +122,48 @@ def run_dbt(
     try:
         for line in proc.stdout:
             lines.append(line.rstrip())
-            if " OK " in line or " PASS " in line or " ERROR " in line or " FAIL " in line:
-                progress.advance(1, line.split("[")[0].strip())
+            node = dbt_node_line(line)
+            if node is not None:
+                total, detail = node
+                if total:
+                    progress.set_total(total)
+                progress.advance(1, detail)
+            elif DBT_DOCS_STEP.search(line):  # dbt docs: reading the catalog, writing the page
+                progress.working(line.split("  ", 1)[-1].strip())
         proc.wait()
     except BaseException:  # Ctrl-C: dbt must not keep writing the warehouse after we exit
         proc.terminate()
         proc.wait()
         raise
     return subprocess.CompletedProcess(cmd, proc.returncode, "\n".join(lines), "")
+
+
+# dbt's line for a node done: "12:00:01  10 of 363 OK created sql table model marts.dim_run
+# ....... [OK in 0.10s]" (also PASS, WARN, ERROR, FAIL, SKIP; tests "PASS unique_dim_run_...").
+_DBT_NODE = re.compile(r"\b\d+ of (\d+) (OK|PASS|WARN|ERROR|FAIL|SKIP)\b\s*(.*?)\s*(?:\.{2,}|\[|$)")
+_DBT_WHAT = re.compile(
+    r"^(?:(?:created|creating|loaded|loading)\s+)?(?:(?:sql|python)\s+)?"
+    r"(?:(?:table|view|incremental|ephemeral)\s+)?(?:model|seed|snapshot)\s+(?:file\s+)?"
+)
+DBT_DOCS_STEP = re.compile(r"Building catalog|Catalog written|Generating|static")
+
+
+def dbt_node_line(line: str) -> tuple[int, str] | None:
+    """(dbt's node total, a short detail) of a line saying a node is done; None otherwise.
+
+    Example:
+        >>> dbt_node_line("12:00:01  10 of 363 OK created sql table model marts.dim_run .... [OK in 0.1s]")
+        (363, 'marts.dim_run OK')
+        >>> dbt_node_line("12:00:02  11 of 363 PASS not_null_dim_run_run_key ..... [PASS in 0.0s]")
+        (363, 'not_null_dim_run_run_key PASS')
+        >>> dbt_node_line("12:00:00  Concurrency: 2 threads") is None
+        True
+    """
+    m = _DBT_NODE.search(line)
+    if m is None:
+        return None
+    what = _DBT_WHAT.sub("", m.group(3), count=1) or m.group(3)
+    return int(m.group(1)), f"{what} {m.group(2)}".strip()
 
 
 LOCKED = "could not set lock on file"  # DuckDB's words when another process holds the file
@@ -167,14 +210,23 @@ def _machine_failed(result: BuildResult) -> bool:
     return all(any(t in text.lower() for t in _DISK_TEXTS) for text in texts)
 
 
+_DBT_SUMMARY = re.compile(r"\bERROR=\d+\b")
+
+
 def _failure_line(result: BuildResult, settings: Settings) -> str:
     """One line: the failed nodes, else dbt's first error line, and where the full log is."""
     if result.failures:
         shown = "; ".join(result.failures[:3])
         more = f" (and {len(result.failures) - 3} more)" if len(result.failures) > 3 else ""
         return shown + more
-    errors = [ln.strip() for ln in result.log_tail.splitlines() if "error" in ln.lower()]
-    first = errors[0] if errors else f"dbt exited with code {result.returncode}"
+    # dbt's summary ("Done. PASS=379 WARN=0 ERROR=0 ...") says "error" without being one; the
+    # last error line is the one that ended the process (mqcap.spark.dbt's own "dbt: error:").
+    errors = [
+        ln.strip()
+        for ln in result.log_tail.splitlines()
+        if "error" in ln.lower() and not _DBT_SUMMARY.search(ln)
+    ]
+    first = errors[-1] if errors else f"dbt exited with code {result.returncode}"
     return f"{first[:300]} (full log: {settings.dbt_logs / 'dbt.log'})"
 
 
@@ -267,6 +319,8 @@ def build(
         if not result.ok:
             line = _failure_line(result, settings)
             record_step(con, "build", "failed", inputs=inputs, covered=covered, detail=line)
+            if any(warehouse.damaged_text(t) for t in result.failures or [result.log_tail]):
+                raise warehouse.damaged_error(settings.warehouse, Exception(line))
             if _machine_failed(result):
                 raise EnvironmentProblem(
                     f"dbt build stopped: the disk is full or not writable ({line}). Nothing was "
@@ -353,6 +407,9 @@ def write_dbt_docs(settings: Settings, progress: Progress | None = None) -> Path
     Example:
         write_dbt_docs(Settings.load())  # data/warehouse.mqcap/reports/dbt-docs.html
     """
+    progress = progress or Progress()
+    # About 40 s on the demo (dbt parses, reads the catalog, writes one page): say so first.
+    progress.start("dbt docs", unit="")
     proc = run_dbt(settings, ["docs", "generate", "--static"], progress)
     page = settings.dbt_target / "static_index.html"
     if proc.returncode != 0 or not page.exists():

@@ -66,6 +66,9 @@ class Progress(AbstractContextManager):
     def working(self, detail: str) -> None:
         """What the current step is doing (a file's bytes read, say): the count stays."""
 
+    def set_total(self, total: float) -> None:
+        """The total, once known after the start (dbt says how many nodes it will run)."""
+
     def log(self, message: str) -> None: ...
 
     def __exit__(self, *exc) -> None:
@@ -95,9 +98,10 @@ class PlainProgress(Progress):
         now = time.monotonic()
         if now - self.last >= self.every_s:
             self.last = now
-            of = f"/{count(self.total)}" if self.total else ""
+            of = f" of {count(self.total)}" if self.total else ""
             detail = " ".join(detail.split())
-            self.log(f"  {self.task}: {count(self.done)}{of} {self.unit} {detail}".rstrip())
+            detail = f" ({detail})" if detail else ""
+            self.log(f"  {self.task}: {count(self.done)}{of} {self.unit}{detail}".rstrip())
 
     def advance(self, n: float = 1, detail: str = "") -> None:
         self.done += n
@@ -109,6 +113,9 @@ class PlainProgress(Progress):
 
     def working(self, detail: str) -> None:
         self._maybe(detail)
+
+    def set_total(self, total: float) -> None:
+        self.total = total
 
     def log(self, message: str) -> None:
         print(message, file=self.stream, flush=True)
@@ -158,6 +165,10 @@ class RichProgress(Progress):
     def working(self, detail: str) -> None:
         if self.task_id is not None:
             self.bar.update(self.task_id, detail=shorten(detail, 40))
+
+    def set_total(self, total: float) -> None:
+        if self.task_id is not None:
+            self.bar.update(self.task_id, total=total)
 
     def log(self, message: str) -> None:
         self.bar.console.print(message, markup=False, highlight=False)

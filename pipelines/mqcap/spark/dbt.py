@@ -127,16 +127,35 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if result.success else (2 if result.exception is not None else 1)
 
 
+def collected(spark, sql: str) -> list:
+    """``spark.sql(sql).collect()``, read again when the JVM refused its result socket (as
+    dbt-spark's cursor reads are: ``_reads_retried``; a catalog query changes nothing)."""
+    for attempt in range(1, SOCKET_TRIES + 1):
+        try:
+            return spark.sql(sql).collect()
+        except Exception as exc:
+            if attempt == SOCKET_TRIES or not lost_result_socket(exc):
+                raise
+            print(
+                f"mqcap: Spark's result socket was refused (try {attempt} of {SOCKET_TRIES}); "
+                "reading the result again",
+                file=sys.stderr,
+                flush=True,
+            )
+            time.sleep(attempt)
+    raise AssertionError("unreachable")
+
+
 def write_locations(spark, lake: Path) -> dict[str, str]:
     """``<lake>/marts.json``: each mart table's folder as the catalog has it, for DuckDB to read
     (``mqcap.spark.lake.attach_marts``). Written only when the build succeeded: until then the
     last complete build's marts are the ones read."""
     out = {}
-    for row in spark.sql("show tables in marts").collect():
+    for row in collected(spark, "show tables in marts"):
         if row["isTemporary"]:  # an incremental model's <name>__dbt_tmp view, not a mart
             continue
         name = row["tableName"]
-        info = spark.sql(f"describe table extended marts.{name}").collect()
+        info = collected(spark, f"describe table extended marts.{name}")
         where = [r["data_type"] for r in info if r["col_name"] == "Location"]
         if where:
             out[name] = where[0].removeprefix("file:")
