@@ -68,9 +68,10 @@ KILL_CHAIN ?= $(if $(CI),100,10)
 SOAKS ?= $(if $(CI),,-m "not soak")
 
 # Whole modules per worker (--dist loadfile): a module's fixtures (a warehouse, a render) are
-# built once; tests/conftest.py hands out the longest modules first.
+# built once; tests/conftest.py orders them longest first, and --no-loadscope-reorder keeps that
+# order (xdist would otherwise hand out the modules with the most tests first).
 unit: dev spark browser
-	MQCAP_KILL_CHAIN=$(KILL_CHAIN) $(BIN)/python -m pytest -n 2 --dist loadfile --durations=25 \
+	MQCAP_KILL_CHAIN=$(KILL_CHAIN) $(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder --durations=25 \
 	  $(SOAKS) --cov --cov-report=term --cov-fail-under=$(COVERAGE_FLOOR)
 
 test: lint unit

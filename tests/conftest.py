@@ -24,10 +24,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
     def weight(item: pytest.Item) -> tuple[int, float]:
         marks = {m.name: m for m in item.iter_markers()}
-        if "slow" in marks:  # slow(minutes=N): the module's usual minutes, longest first
-            minutes = -float(marks["slow"].kwargs.get("minutes", 1))
-        else:
-            minutes = 0.0
+        # slow(minutes=N): the module's usual minutes, longest first
+        minutes = -float(marks["slow"].kwargs.get("minutes", 1)) if "slow" in marks else 0.0
         tier = 0 if "soak" in marks else 1 if "slow" in marks else 2 if "e2e" in marks else 3
         return tier, minutes
 

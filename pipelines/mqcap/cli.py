@@ -157,7 +157,10 @@ def main(ctx: click.Context, **options) -> None:
 
     Drop raw files in data/raw/<study>/<run>/ with a run.yaml manifest, then `mqcap run`.
     Settings come from flags, then MQCAP_* variables, then mqcap.toml (or [tool.mqcap] in
-    pyproject.toml) in this folder or a parent; paths are relative to the current folder.
+    pyproject.toml) in this folder or a parent. Paths given as flags or variables are relative
+    to the current folder, those in mqcap.toml to its folder; the defaults (data/raw,
+    data/warehouse.duckdb) are beside mqcap.toml, else in the current folder (in a source
+    checkout: under the checkout).
 
     \b
     Example:
@@ -363,6 +366,8 @@ def _print_run(s: Settings, result, docs: Path | None = None) -> None:
     click.echo(result.ingest.summary())
     for line in result.ingest.problem_lines():
         click.echo(f"  {line}")
+    for line in result.notes:
+        click.echo(f"  note: {line}")
     if result.nothing_new:
         if result.problems:
             click.echo("nothing new, but not everything is right (see `mqcap status`):")
@@ -411,27 +416,39 @@ def _checks_phrase(passed: int, total: int) -> str:
 
 
 @main.command()
+@click.argument("studies", nargs=-1)
 @click.pass_context
-def demo(ctx: click.Context) -> None:
-    """Run the whole pipeline on the bundled sample studies (data/sample/).
+def demo(ctx: click.Context, studies: tuple[str, ...]) -> None:
+    """Run the whole pipeline on the bundled sample studies (data/sample/), or on the STUDIES
+    named (e.g. `streaming`, the smallest).
 
-    Uses its own warehouse (data/demo/warehouse.duckdb) so your data is untouched, and ends by
-    printing where it wrote the reports, Data Docs and dbt docs (data/demo/warehouse.mqcap/),
-    and a one-line summary.
+    Uses its own warehouse (data/demo/warehouse.duckdb: in the checkout when run from it, else
+    under the current folder) so your data is untouched, and ends by printing where it wrote
+    the reports, Data Docs and dbt docs (data/demo/warehouse.mqcap/), and a one-line summary.
 
     \b
     Example:
       mqcap demo && mqcap --warehouse data/demo/warehouse.duckdb status
+      mqcap demo streaming
     """
     from mqcap.build import write_dbt_docs
     from mqcap.pipeline import demo_settings
     from mqcap.pipeline import run as do_run
 
     s = demo_settings(_settings(ctx))
+    known = sorted(p.name for p in s.raw_root.iterdir() if p.is_dir())
+    unknown = [name for name in studies if name not in known]
+    if unknown:
+        raise UsageError(f"no sample study {', '.join(unknown)}; known: {', '.join(known)}")
     click.echo(f"demo: raw files {s.raw_root}, warehouse {s.warehouse}")
     with make_progress(s.quiet) as progress:
-        result = do_run(s, None, "all", True, True, progress)
+        paths = [str(s.raw_root / name) for name in studies] or None
+        # Only what is owed, like `mqcap run`: a demo run again with nothing changed renders
+        # nothing and says so (`mqcap report --force` renders again on purpose).
+        result = do_run(s, paths, "all", False, True, progress)
         docs = write_dbt_docs(s, progress) if result.build else None
+    if result.nothing_new:
+        click.echo(f"reports (unchanged): {s.reports_out / 'index.html'}")
     _print_run(s, result, docs)
 
 
@@ -711,9 +728,12 @@ def init(ctx: click.Context, study: str | None, run_id: str) -> None:
     s = _settings(ctx)
     if study is None:
         path = init_config(Path.cwd())
+        ctx.find_object(dict).pop("settings", None)  # again: the file written here counts now
+        s = _settings(ctx)
         make_folder(s.raw_root)
         click.echo(f"wrote {path}" if path else f"kept {Path.cwd() / 'mqcap.toml'} (exists)")
         click.echo(f"raw root: {s.raw_root}")
+        click.echo(f"warehouse: {s.warehouse}")
         return
     written = init_study(s.raw_root, study, run_id)
     for path in written:
@@ -936,8 +956,10 @@ def status(ctx: click.Context) -> None:
     with warehouse.connect(s.warehouse, read_only=True) as con:
         click.echo(f"warehouse: {s.warehouse}\nraw root:  {s.raw_root}\n")
         rows = con.execute(
-            """select coalesce(study, '(no run folder)'), count(distinct run_id), count(*),
-                      sum(rows_landed)
+            # A study.yaml sits in its study's folder, not in a run's: it is the study's file.
+            """select coalesce(study, case when kind = 'study' then split_part(path, '/', 1) end,
+                               '(no run folder)'),
+                      count(distinct run_id), count(*), sum(rows_landed)
                from meta.ingest_ledger where status = 'loaded' group by 1 order by 1"""
         ).fetchall()
         click.echo("loaded:")
@@ -1000,6 +1022,10 @@ def _print_state(state) -> None:
         fmts = ["html"] if study == OVERVIEW else formats
         shown = ", ".join(f"{f} {state.report_state(study, f)}" for f in fmts)
         click.echo(f"  report {study if study != OVERVIEW else '(index)':<22} {shown}")
+    if state.notes:
+        click.echo(f"\nnotes: {len(state.notes)}")
+        for line in state.notes:
+            click.echo(f"  note: {line}")
     problems = state.problems(tuple(formats))
     if problems:
         click.echo(f"\nNOT OK: {len(problems)} problem(s):")
