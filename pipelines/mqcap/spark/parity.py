@@ -100,13 +100,22 @@ def table_differences(con_a, con_b, table: str, rel: float = 1e-9, limit: int = 
     return out
 
 
+# Marts the DuckDB engine builds and the Spark engine leaves out (models/marts/<name>.sql says
+# why): a warehouse of each engine is compared on the others.
+DUCKDB_ONLY = frozenset({"fct_file_reconciliation"})
+
+
 def mart_differences(a: Path, b: Path, rel: float = 1e-9) -> list[str]:
-    """Every difference between the marts of two warehouses (empty: the same)."""
+    """Every difference between the marts of two warehouses (empty: the same); marts only the
+    DuckDB engine builds (``DUCKDB_ONLY``) are compared only when both have them."""
     with (
         duckdb.connect(str(a), read_only=True) as con_a,
         duckdb.connect(str(b), read_only=True) as con_b,
     ):
         names_a, names_b = _marts(con_a), _marts(con_b)
+        if set(names_a) ^ set(names_b) <= DUCKDB_ONLY:
+            names_a = [n for n in names_a if n in names_b]
+            names_b = [n for n in names_b if n in names_a]
         out = []
         if names_a != names_b:
             out.append(
