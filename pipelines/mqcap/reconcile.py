@@ -18,16 +18,8 @@ from collections.abc import Iterable
 
 import duckdb
 
+from mqcap.ledger.steps import _table_exists as _exists
 from mqcap.names import printable
-
-
-def _exists(con: duckdb.DuckDBPyConnection, schema: str, table: str) -> bool:
-    return bool(
-        con.execute(
-            "select 1 from information_schema.tables where table_schema = ? and table_name = ?",
-            [schema, table],
-        ).fetchall()
-    )
 
 
 def dropped(con: duckdb.DuckDBPyConnection) -> list[str]:
