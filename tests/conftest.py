@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import fcntl
 import shutil
 import sys
 from pathlib import Path
@@ -51,3 +52,32 @@ def sample_study(settings: Settings) -> Path:
     dest = settings.raw_root / "attls"
     shutil.copytree(Path(__file__).parent / "fixtures" / "mini_study" / "attls", dest)
     return dest
+
+
+@pytest.fixture(scope="session")
+def sample_warehouse(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """The bundled sample studies (data/sample) ingested and built once per test session: the
+    first xdist worker to ask builds it, the other waits for it (a lock file in the session's
+    shared temp folder). Read it, or copy it first (``copy_warehouse``) to write to it."""
+    from mqcap.build import build
+    from mqcap.ingest import ingest
+
+    base = tmp_path_factory.getbasetemp()
+    shared = base if worker_id == "master" else base.parent  # pytest-N, this session's own
+    root = shared / "shared-sample-warehouse"
+    with open(shared / "shared-sample-warehouse.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        built = root / "built"
+        if not built.exists():
+            shutil.rmtree(root, ignore_errors=True)  # a build that failed in another worker
+            root.mkdir()
+            settings = Settings.load(
+                warehouse=root / "warehouse.duckdb",
+                raw=PROJECT / "data" / "sample",  # ingest only reads it
+                project_root=PROJECT,
+            )
+            report = ingest(settings)
+            assert report.set_aside == [] and len(report.landed) > 300, report.summary()
+            assert build(settings).ok
+            built.write_text("ok\n")
+    return root / "warehouse.duckdb"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -141,3 +142,11 @@ def check_parse_property(
         for key in ("key", "name"):
             if key in frame.columns:
                 assert frame[key].null_count() == 0, (table, key)
+
+
+def copy_warehouse(src: Path, dest: Path) -> Path:
+    """A copy of the warehouse file ``src`` (e.g. the session's ``sample_warehouse``) at
+    ``dest``, a file path; returns ``dest``."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(src, dest)
+    return dest

@@ -7,11 +7,14 @@ import json
 import re
 
 import pytest
+import yaml
+from click.testing import CliRunner
 from pypdf import PdfReader
 
+from mqcap.cli import main
 from mqcap.pipeline import run
 
-from helpers import query
+from helpers import PROJECT, query
 
 pytestmark = pytest.mark.e2e
 
@@ -63,6 +66,32 @@ def test_sample_study_runs_end_to_end_and_incrementally(settings, sample_study):
     # Nothing new: no build, no render, and it says so.
     again = run(settings)
     assert again.nothing_new and again.build is None and again.reports is None
+
+    # The models' dbt unit tests (the SQL's arithmetic on made-up rows) are a developer's check:
+    # the pipeline's build left them out; `mqcap build --unit-tests` runs every one, and each
+    # passes.
+    def unit_results() -> dict[str, str]:
+        results = json.loads((settings.dbt_target / "run_results.json").read_text())["results"]
+        return {
+            r["unique_id"].rsplit(".", 1)[-1]: r["status"]
+            for r in results
+            if r["unique_id"].startswith("unit_test.")
+        }
+
+    defined = [
+        t["name"]
+        for f in (PROJECT / "models").rglob("*.yml")
+        for t in (yaml.safe_load(f.read_text()) or {}).get("unit_tests", [])
+    ]
+    assert len(defined) >= 20
+    assert unit_results() == {}
+    cli = [
+        "--warehouse", str(settings.warehouse), "--raw", str(settings.raw_root), "-q",
+        "build", "--unit-tests",
+    ]  # fmt: skip
+    out = CliRunner().invoke(main, cli)
+    assert out.exit_code == 0, out.output
+    assert unit_results() == dict.fromkeys(defined, "pass")
 
     # A changed results file is re-landed and flows to the mart.
     f = sample_study / "attls-chacha-1m" / "results.csv"

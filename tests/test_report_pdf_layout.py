@@ -24,12 +24,10 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from mqcap.build import build
-from mqcap.ingest import ingest
 from mqcap.render import render_report
 from mqcap.settings import Settings
 
-from helpers import PROJECT
+from helpers import PROJECT, copy_warehouse
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow(minutes=4)]
 
@@ -62,13 +60,14 @@ FIGURE_HEIGHT = 0.75
 
 
 @pytest.fixture(scope="module")
-def pdfs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def pdfs(tmp_path_factory: pytest.TempPathFactory, sample_warehouse: Path) -> dict[str, Path]:
     tmp = tmp_path_factory.mktemp("pdf-layout")
+    # data/sample ingested and built once for the session (tests/conftest.py), copied here.
     settings = Settings.load(
-        warehouse=tmp / "warehouse.duckdb", raw=PROJECT / "data" / "sample", project_root=PROJECT
+        warehouse=copy_warehouse(sample_warehouse, tmp / "warehouse.duckdb"),
+        raw=PROJECT / "data" / "sample",
+        project_root=PROJECT,
     )
-    ingest(settings)
-    build(settings)
     out = tmp / "reports"
     paths = {}
     for study in STUDIES:

@@ -7,26 +7,15 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from mqcap.build import build
-from mqcap.ingest import ingest
-from mqcap.settings import Settings
-
 from helpers import PROJECT
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow(minutes=3)]
 
 
 @pytest.fixture(scope="module")
-def marts(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("samples")
-    # The raw root is data/sample itself: ingest only reads it.
-    settings = Settings.load(
-        warehouse=tmp / "warehouse.duckdb", raw=PROJECT / "data" / "sample", project_root=PROJECT
-    )
-    report = ingest(settings)
-    assert report.set_aside == [] and len(report.landed) > 300
-    build(settings)
-    con = duckdb.connect(str(settings.warehouse), read_only=True)
+def marts(sample_warehouse):
+    # data/sample ingested and built once for the session (tests/conftest.py), read only here.
+    con = duckdb.connect(str(sample_warehouse), read_only=True)
     yield lambda sql: con.execute(sql).fetchall()
     con.close()
 

@@ -183,7 +183,10 @@ def _double_drop(root: Path) -> Settings:
     return s
 
 
-def _kill_when(proc: subprocess.Popen, ready, timeout_s: float = 300) -> None:
+def _kill_when(proc: subprocess.Popen, ready, timeout_s: float = 3600) -> None:
+    # The build itself bounds the wait (it ends, and the test fails, if the moment never
+    # comes); the deadline only guards against a hung build. Under a loaded CI machine the
+    # Spark build took more than 300 s to reach its marts.
     deadline = time.monotonic() + timeout_s
     while not ready():
         assert proc.poll() is None, "the build ended before the moment to kill it"

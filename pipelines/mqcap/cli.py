@@ -236,8 +236,16 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], jobs: int | None) -> Non
     help="Rebuild every mart whole (default: the run-keyed marts recompute only the runs "
     "touched since the last complete build).",
 )
+@click.option(
+    "--unit-tests",
+    is_flag=True,
+    help="Also run the models' dbt unit tests (checks of the SQL on made-up rows; they depend "
+    "on mqcap's code, not on your data, so a build leaves them out).",
+)
 @click.pass_context
-def build(ctx: click.Context, select: tuple[str, ...], docs: bool, full: bool) -> None:
+def build(
+    ctx: click.Context, select: tuple[str, ...], docs: bool, full: bool, unit_tests: bool
+) -> None:
     """Build staging -> intermediate -> marts with dbt, and run its tests.
 
     \b
@@ -248,7 +256,9 @@ def build(ctx: click.Context, select: tuple[str, ...], docs: bool, full: bool) -
 
     s = _settings(ctx)
     with make_progress(s.quiet) as progress:
-        result = do_build(s, list(select) or None, progress, docs=docs, full=full)
+        result = do_build(
+            s, list(select) or None, progress, docs=docs, full=full, unit_tests=unit_tests
+        )
     click.echo(result.summary())
     if result.docs:
         click.echo(f"dbt docs: {result.docs}")
