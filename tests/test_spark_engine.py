@@ -21,7 +21,6 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from mqcap.ingest import ingest
 from mqcap.pipeline import run
 from mqcap.settings import Settings
 from mqcap.spark.parity import mart_differences
@@ -131,11 +130,17 @@ def _copy_of(s: Settings, base: Path, raw: Path) -> Settings:
     return copy
 
 
-def test_an_incremental_spark_build_equals_the_duckdb_engines(engines, tmp_path):
+def test_an_incremental_spark_build_killed_and_run_again_equals_the_duckdb_engines(
+    engines, tmp_path
+):
     """After the full builds, the same changes on both engines: a deleted run, a deleted
-    capture, an edited manifest. Each engine's next `mqcap run` recomputes only the runs in
-    scope (the same ones), and the marts are still equal row for row: on Spark the run-keyed
-    marts are the last build's rows of the other runs plus the scope's (macros/run_scope.sql)."""
+    capture, an edited manifest, and a run's SMF dump dropped again at the raw root (a day's
+    drop: a duplicate, counted once). The Spark engine's `mqcap run` is SIGKILLed (mqcap, dbt
+    and the JVM) once its new build has written a mart; the next run finds the build owed and
+    makes it. Each engine recomputes only the runs in scope (the same ones), and the marts are
+    equal row for row: on Spark the run-keyed marts are the last build's rows of the other runs
+    plus the scope's (macros/run_scope.sql). One Spark build pair serves the incremental, the
+    kill and the duplicates checks (the suite's longest part)."""
     duck0, spark0, _, _ = engines
     raw = tmp_path / "raw"
     shutil.copytree(SAMPLE, raw, ignore=_sample_without_encsweep)
@@ -145,16 +150,53 @@ def test_an_incremental_spark_build_equals_the_duckdb_engines(engines, tmp_path)
     (raw / "streaming" / "tls12-64k" / "chstatus.txt").unlink()
     manifest = raw / "attls" / "attls-chacha-1m" / "run.yaml"
     manifest.write_text(manifest.read_text().replace("description: ", "description: Edited. ", 1))
+    (raw / "day").mkdir()
+    shutil.copy(raw / "attls" / "attls-chacha-16k" / "mqsmf.bin", raw / "day" / "mqsmf.bin")
 
-    results = {s.engine: run(s, reports=False) for s in (duck, spark)}
-    for result in results.values():
-        assert result.build is not None and result.build.ok and result.marts.ok
+    duck_result = run(duck, reports=False)
+    assert duck_result.build is not None and duck_result.build.ok and duck_result.marts.ok
+    copies_sql = "select count(*) from marts.fct_duplicate_records"
+    copies = query(duck, copies_sql)[0][0]
+    assert copies > query(duck0, copies_sql)[0][0]
+
+    # The Spark run, killed once its new build folder holds a mart.
+    builds = spark.lake / "builds"
+    before = {p.name for p in builds.iterdir()}
+    env = dict(os.environ, MQCAP_SPARK_MASTER="local[2]")
+    cmd = [sys.executable, "-m", "mqcap.cli", "--warehouse", str(spark.warehouse)]
+    cmd += ["--raw", str(raw), "--engine", "spark", "-q", "run", "--no-reports"]
+    proc = subprocess.Popen(cmd, env=env, start_new_session=True, cwd=PROJECT)
+    _kill_when(
+        proc,
+        lambda: any(
+            p.name not in before and (p / "marts.db" / "dim_run").exists() for p in builds.iterdir()
+        ),
+    )
+    # No build completed: the marts are still the first build's.
+    marts = json.loads((spark.lake / "marts.json").read_text())
+    named = {Path(f).parts[Path(f).parts.index("builds") + 1] for f in marts.values()}
+    assert named == before
+    last = "select status from meta.pipeline_step where step = 'build' order by event_id desc"
+    assert query(spark, last)[0] == ("running",)
+
+    result = run(spark, reports=False)
+    assert result.build is not None and result.build.ok and result.marts.ok
     # Both incremental, over the same runs; a run of another study is not among them.
-    scopes = {e: r.build.scope for e, r in results.items()}
+    scopes = {"duckdb": duck_result.build.scope, "spark": result.build.scope}
     assert scopes["spark"] == scopes["duckdb"] and "run(s) recomputed" in scopes["spark"], scopes
     runs = int(scopes["spark"].split()[0])
     assert 3 <= runs < 411
+    # The same checks with the same outcomes.
+    outcomes = [
+        [(r.suite, r.success, r.evaluated, [f.message() for f in r.failures]) for r in rs]
+        for rs in (
+            sorted(result.marts.results, key=lambda r: r.suite),
+            sorted(duck_result.marts.results, key=lambda r: r.suite),
+        )
+    ]
+    assert outcomes[0] == outcomes[1]
     assert mart_differences(duck.warehouse, spark.warehouse, rel=1e-9) == []
+    assert query(spark, copies_sql) == [(copies,)]
     gone = "select count(*) from marts.fct_driver_results where run_key = 'streaming/tls13-4k'"
     assert query(spark, gone) == [(0,)]
     edited = "select description from marts.dim_run where run_key = 'attls/attls-chacha-1m'"
@@ -162,25 +204,13 @@ def test_an_incremental_spark_build_equals_the_duckdb_engines(engines, tmp_path)
     # The new build's run-keyed marts hold the rows of runs outside the scope too.
     kept = "select count(distinct run_key) from marts.fct_driver_results"
     assert query(spark, kept) == query(duck, kept) and query(spark, kept)[0][0] > runs
-
-
-def _double_drop(root: Path) -> Settings:
-    """test_duplicates' double drop: every identity-bearing file twice (in a second run
-    folder, again at the raw root, half of a dump as another file), ingested in two steps."""
-    from test_duplicates import IDENTITY_FILES, _half_of_testchl, _runs
-    from test_duplicates import _settings as dup_settings
-
-    s = dup_settings(root)
-    r1 = _runs(s)
-    shutil.copy(r1 / "TESTCHL.dat", s.raw_root / "dup" / "r2" / "TESTCHL.dat")
-    assert ingest(s).set_aside == []
-    day = s.raw_root / "day"
-    day.mkdir()
-    for name in IDENTITY_FILES:
-        shutil.copy(r1 / name, day / name)
-    _half_of_testchl(s.raw_root / "half.dat")
-    assert ingest(s).set_aside == []
-    return s
+    # The killed build's folder is gone; the lake has each loaded version once.
+    assert len(list(builds.iterdir())) == 1
+    with duckdb.connect(str(spark.warehouse), read_only=True) as con:
+        want = con.execute(
+            "select count(*) from meta.ingest_ledger where status = 'loaded' and rows_landed > 0"
+        ).fetchall()[0][0]
+    assert _lake_versions(spark) == want
 
 
 def _kill_when(proc: subprocess.Popen, ready, timeout_s: float = 3600) -> None:
@@ -194,53 +224,3 @@ def _kill_when(proc: subprocess.Popen, ready, timeout_s: float = 3600) -> None:
         time.sleep(0.2)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-
-
-def test_a_killed_spark_build_reruns_to_the_duckdb_marts_duplicates_counted_once(tmp_path):
-    spark = _double_drop(tmp_path / "spark").with_(engine="spark", spark_master="local[2]")
-    duck = spark.with_(
-        engine="duckdb",
-        warehouse=tmp_path / "duck" / "warehouse.duckdb",
-        reports_out=tmp_path / "duck" / "reports",
-    )
-    duck.warehouse.parent.mkdir(parents=True)
-    shutil.copy(spark.warehouse, duck.warehouse)
-    duck_result = run(duck, reports=False)
-    assert duck_result.build.ok
-    copies = query(duck, "select count(*) from marts.fct_duplicate_records")[0][0]
-    assert copies > 0
-
-    # Kill the Spark build (mqcap, its dbt process and the JVM) once dbt has written marts.
-    env = dict(os.environ, MQCAP_SPARK_MASTER="local[2]")
-    cmd = [sys.executable, "-m", "mqcap.cli", "--warehouse", str(spark.warehouse)]
-    cmd += ["--raw", str(spark.raw_root), "--engine", "spark", "-q", "build"]
-    proc = subprocess.Popen(cmd, env=env, start_new_session=True, cwd=PROJECT)
-    builds = spark.lake / "builds"
-    _kill_when(proc, lambda: any(builds.glob("*/marts.db/dim_run")))
-    assert not (spark.lake / "marts.json").exists()  # no build completed
-    last = "select status from meta.pipeline_step where step = 'build' order by event_id desc"
-    assert query(spark, last)[0] == ("running",)
-
-    # Run again: the build is owed, it completes, and the marts are the DuckDB engine's.
-    result = run(spark, reports=False)
-    assert result.build is not None and result.build.ok
-    # The same checks with the same outcomes (this drop's made-up CPU figures fail two
-    # plausibility checks on both engines: 33 % of the interval covered, a 0.07 ratio).
-    outcomes = [
-        (r.suite, r.success, r.evaluated, [f.message() for f in r.failures])
-        for r in sorted(result.marts.results, key=lambda r: r.suite)
-    ]
-    assert outcomes == [
-        (r.suite, r.success, r.evaluated, [f.message() for f in r.failures])
-        for r in sorted(duck_result.marts.results, key=lambda r: r.suite)
-    ]
-    assert sum(not r.success for r in result.marts.results) == 2
-    assert mart_differences(duck.warehouse, spark.warehouse) == []
-    assert query(spark, "select count(*) from marts.fct_duplicate_records") == [(copies,)]
-    # The killed build's folder is gone; the lake has each loaded version once.
-    assert len(list(builds.iterdir())) == 1
-    with duckdb.connect(str(spark.warehouse), read_only=True) as con:
-        want = con.execute(
-            "select count(*) from meta.ingest_ledger where status = 'loaded' and rows_landed > 0"
-        ).fetchall()[0][0]
-    assert _lake_versions(spark) == want
