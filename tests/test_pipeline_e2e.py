@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 
+import duckdb
 import pytest
 import yaml
 from click.testing import CliRunner
@@ -102,3 +103,26 @@ def test_sample_study_runs_end_to_end_and_incrementally(settings, sample_study):
         settings,
         "select round_trip_us from marts.fct_driver_results where run_id = 'attls-chacha-1m'",
     ) == [(900000.0,)]
+
+    # A key repeated and a key missing fail the build, through primary_key (macros/
+    # primary_key.sql, unique and not null in one query): one row of the results landed again
+    # under the same position, one with no position (rows no ingest writes).
+    con = duckdb.connect(str(settings.warehouse))
+    con.execute(
+        """insert into landing.driver_results
+           (select * from landing.driver_results where source_line = 2 limit 1)
+           union all
+           (select * replace (null as source_line) from landing.driver_results
+            where source_line = 2 limit 1)"""
+    )
+    con.close()
+    out = CliRunner().invoke(main, cli[:-1])
+    assert out.exit_code != 0
+    failed = json.loads((settings.dbt_target / "run_results.json").read_text())["results"]
+    # The key test's rows: the repeated key (2 rows) and the null key; the position's own test.
+    assert sorted(
+        (r["unique_id"].split(".")[2], r["failures"]) for r in failed if r["status"] == "fail"
+    ) == [
+        ("not_null_stg_driver__results_source_line", 1),
+        ("primary_key_stg_driver__results_driver_result_key", 2),
+    ]

@@ -117,7 +117,7 @@ def render_models() -> str:
             "    columns:",
             "      - name: smf_row_key",
             "        description: file_id-record (or line)-item, the key of a row.",
-            "        data_tests: [unique, not_null]",
+            "        data_tests: [primary_key]",
             "      - name: file_id",
             "        description: Ingest ledger id of the file the row came from.",
             "        data_tests: [not_null]",
