@@ -109,7 +109,7 @@ def _check_step(settings: Settings, full: Settings, what: str, views_made: bool 
     kinds, tests = _nodes_run(settings)
     assert ("view" in kinds) == views_made, f"{what}: {kinds}"
     scoped = {t for t, sql in tests.items() if "meta.build_scope" in sql}
-    assert any(t.startswith("test.mqcap.unique_fct_run_measures_") for t in scoped), what
+    assert any(t.startswith("test.mqcap.primary_key_fct_run_measures_") for t in scoped), what
     assert not any("stg_" in t for t in scoped), f"{what}: staging tests check every row"
     assert len(tests) > 100, f"{what}: {len(tests)} tests"
     shutil.copyfile(settings.warehouse, full.warehouse)
@@ -164,7 +164,7 @@ def test_incremental_build_equals_full_build_after_each_change(
     _check_step(settings, full, "an SMF dump deleted and a run's interval edited")
 
     # 5: a view dropped from the warehouse by hand: the next build makes the views again.
-    _drop_view(settings, "intermediate.int_crypto_intervals")
+    _drop_view(settings, "intermediate.int_run_sets")
     results.write_text(results.read_text().replace("2390.5,415", "2391.5,415"))
     _check_step(settings, full, "a view dropped and a results file changed", views_made=True)
 

@@ -148,7 +148,7 @@ UNIQUE_FAIL = {
     "elapsed_time": 1.0,
     "results": [
         {
-            "unique_id": "test.mqcap.unique_fct_driver_results_run_key.abc",
+            "unique_id": "test.mqcap.primary_key_fct_driver_results_run_key.abc",
             "status": "fail",
             "message": "Got 2 results, configured to fail if != 0",
         },
@@ -169,7 +169,7 @@ def test_failed_dbt_build_is_recorded_shown_by_status_and_exits_1(
     assert failed.exit_code == 1
     [line] = [ln for ln in failed.output.splitlines() if ln.strip()]
     assert line == (
-        "mqcap: error: dbt build failed: test.mqcap.unique_fct_driver_results_run_key.abc: "
+        "mqcap: error: dbt build failed: test.mqcap.primary_key_fct_driver_results_run_key.abc: "
         "Got 2 results, configured to fail if != 0"
     )
     status = _invoke(settings, "status")
@@ -177,7 +177,7 @@ def test_failed_dbt_build_is_recorded_shown_by_status_and_exits_1(
     assert "  dbt build:    FAILED at " in status.output
     assert "NOT OK:" in status.output
     assert (
-        "  dbt build failed: test.mqcap.unique_fct_driver_results_run_key.abc: Got 2 results"
+        "  dbt build failed: test.mqcap.primary_key_fct_driver_results_run_key.abc: Got 2 results"
         in status.output
     )
     assert "OK: every check passed" not in status.output
@@ -200,7 +200,7 @@ DISK_FULL = {
     "elapsed_time": 1.0,
     "results": [
         {
-            "unique_id": "test.mqcap.unique_int_cpu_attributed_run_cpu_interval_key.abc",
+            "unique_id": "test.mqcap.primary_key_int_cpu_attributed_run_cpu_interval_key.abc",
             "status": "error",
             "message": 'IO Error: Could not write file "w.duckdb.tmp/duckdb_temp_1.tmp": '
             "No space left on device",
