@@ -112,6 +112,8 @@ def test_every_kind_of_page_opens_offline_with_its_tables_filled(pair, tmp_path)
         "Data Docs index": (docs / "index.html", "", 10),
         "Data Docs validation": (next((docs / "validations").rglob("*.html")), "", 5),
         "Data Docs suite": (docs / "expectations" / "marts" / "fct_driver_results.html", "", 2),
+        # models/overview.md: the page the dbt docs open on (not dbt's generic welcome)
+        "dbt docs overview": (reports / "dbt-docs.html", "#!/overview", 12),
         "dbt docs model": (
             reports / "dbt-docs.html",
             "#!/model/model.mqcap.fct_driver_results",
@@ -123,5 +125,7 @@ def test_every_kind_of_page_opens_offline_with_its_tables_filled(pair, tmp_path)
         assert got.requests == [], f"{kind} fetched {got.requests}"
         assert _filled_cells(got.dom) >= cells, f"{kind}: tables empty"
         assert not [c for c in got.console if "Uncaught" in c], f"{kind}: {got.console}"
+        if kind == "dbt docs overview":
+            assert "the warehouse's models" in got.dom and "fct_file_reconciliation" in got.dom
     overview = (reports / "index.html").read_text()
     assert 'href="data-docs/index.html"' in overview and 'href="dbt-docs.html"' in overview
