@@ -19,6 +19,8 @@ from click.testing import CliRunner
 
 from mqcap.cli import main as cli
 
+from helpers import FIXTURES
+
 # Three whole pipeline runs (dbt, checks).
 pytestmark = [pytest.mark.e2e, pytest.mark.slow(minutes=3)]
 
@@ -133,9 +135,25 @@ def test_one_cpu_file_at_the_raw_root_feeding_overlapping_runs_is_reported_not_s
         + "2024-03-01 10:00,2024-03-01 10:20,MV41,CSQ1MSTR,8.0\n"
         + "2024-03-01 10:00,2024-03-01 10:20,MV41,CSQ1CHIN,40.0\n"
     )
+    # And a NETSTAT poll series of the same system at the raw root, polled at 10:06 and 10:07:
+    # its records fall in both runs too (reported in the reconciliation, not summed).
+    (settings.raw_root / "netstat-day.txt").write_text(_netstat_at_1006())
     result = _run(settings)
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output
+    records = _rows(
+        settings,
+        """select count(*) from landing.netstat_conn as c join meta.ingest_ledger as l
+           using (file_id) where l.path = 'netstat-day.txt'""",
+    )[0][0]
+    assert records > 0
+    shared = [line.strip() for line in result.output.splitlines() if "two or more runs" in line]
+    assert shared == [
+        f"records counted in two or more runs: netstat-day.txt: {records:,} of {records:,} NETSTAT "
+        "poll x connection record(s) (landing.netstat_conn) fall in the intervals of runs "
+        "s1/r1, s2/r1 on their system and queue manager, and each of those runs counts them: put "
+        "the file in its run's folder, or make the runs' intervals not overlap"
+    ], result.output
     failed = [line.strip() for line in result.output.splitlines() if "FAILED" in line]
     assert len(failed) == 1, result.output
     assert failed[0].startswith(
@@ -158,6 +176,23 @@ def test_one_cpu_file_at_the_raw_root_feeding_overlapping_runs_is_reported_not_s
         cli, ["--warehouse", str(settings.warehouse), "--raw", str(settings.raw_root), "status"]
     )
     assert "cpu_also_counted_in" in status.output
+    assert shared[0] in status.output
+
+
+def _netstat_at_1006() -> str:
+    """tests/fixtures/netstat/netstat_all_v2r4_poll_series.txt (two polls, 23:59:58 and 00:00:03
+    over midnight) moved to 2024-03-01 10:06:58 and 10:07:03."""
+    text = (FIXTURES / "netstat" / "netstat_all_v2r4_poll_series.txt").read_text()
+    for old, new in (
+        ("Sat Nov 21 23:59:58 UTC 2026", "Fri Mar  1 10:06:58 UTC 2024"),
+        ("11/21/2026", "03/01/2024"),
+        ("23:41:07", "10:01:07"),
+        ("23:59:5", "10:06:5"),
+        ("00:00:03", "10:07:03"),
+    ):
+        assert old in text, old
+        text = text.replace(old, new)
+    return text
 
 
 def test_a_day_cpu_file_copied_into_each_run_folder_feeds_each_run_its_part(settings, tmp_path):

@@ -13,6 +13,11 @@
 --   intervals (only jobs the manifest names reach), mq-cph summaries and cphtestp series (one
 --   summary or matching row per run).
 -- Files no run can claim (ledger attribution 'none') are reported as unattributed already.
+-- Records counted in two or more runs (`is_shared`, `records_shared`, `shared_runs`): a file
+-- outside run folders whose records fall in the intervals of overlapping runs on their system
+-- and queue manager (two studies measured at once, or overlapping intervals) counts in each of
+-- them; they are reported, not summed (CPU intervals: fct_address_space_cost.
+-- cpu_also_counted_in; results rows and driver summaries name one run each).
 -- DuckDB engine only (dbt_project.yml): on Spark each of the dozen intermediate views below is
 -- recomputed where it is read (5.6 min for this mart on local[2], and the Java heap ran out
 -- beside it); the Spark engine's marts leave it out (mqcap.spark.parity.DUCKDB_ONLY) until
@@ -41,7 +46,8 @@ records as (
         rows_in.file_id,
         cast(null as {{ dbt.type_timestamp() }}) as record_time,
         rows_in.results_study || '/' || rows_in.results_run_id as named_run,
-        case when reached.file_id is not null then 1 else 0 end as reached
+        case when reached.file_id is not null then 1 else 0 end as reached,
+        cast(null as {{ dbt.type_string() }}) as shared_runs
     from {{ ref('stg_driver__results') }} as rows_in
     left join driver_reached as reached
         on
@@ -55,7 +61,8 @@ records as (
         rows_in.file_id,
         cast(null as {{ dbt.type_timestamp() }}) as record_time,
         cast(null as {{ dbt.type_string() }}) as named_run,
-        case when reached.file_id is not null then 1 else 0 end as reached
+        case when reached.file_id is not null then 1 else 0 end as reached,
+        cast(null as {{ dbt.type_string() }}) as shared_runs
     from {{ ref('stg_driver__cph_runs') }} as rows_in
     left join driver_reached as reached
         on
@@ -69,7 +76,8 @@ records as (
         rows_in.file_id,
         cast(null as {{ dbt.type_timestamp() }}) as record_time,
         cast(null as {{ dbt.type_string() }}) as named_run,
-        case when reached.file_id is not null then 1 else 0 end as reached
+        case when reached.file_id is not null then 1 else 0 end as reached,
+        cast(null as {{ dbt.type_string() }}) as shared_runs
     from {{ ref('stg_driver__cphtestp_results') }} as rows_in
     left join driver_reached as reached
         on
@@ -84,10 +92,17 @@ records as (
         blocks.file_id,
         blocks.snapshot_time as record_time,
         cast(null as {{ dbt.type_string() }}) as named_run,
-        case when reached.channel_status_key is not null then 1 else 0 end as reached
+        case when reached.channel_status_key is not null then 1 else 0 end as reached,
+        reached.shared_runs
     from {{ ref('int_chstatus_channel_statuses') }} as blocks
     left join (
-        select distinct channel_status_key from {{ ref('int_channel_status_snapshots') }}
+        select
+            channel_status_key,
+            case when count(distinct run_key) > 1 then
+                {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
+            end as shared_runs
+        from {{ ref('int_channel_status_snapshots') }}
+        group by channel_status_key
     ) as reached on blocks.channel_status_key = reached.channel_status_key
     union all
     select
@@ -96,10 +111,17 @@ records as (
         polls.file_id,
         polls.poll_ts as record_time,
         cast(null as {{ dbt.type_string() }}) as named_run,
-        case when reached.connection_poll_key is not null then 1 else 0 end as reached
+        case when reached.connection_poll_key is not null then 1 else 0 end as reached,
+        reached.shared_runs
     from {{ ref('int_netstat_connections') }} as polls
     left join (
-        select distinct connection_poll_key from {{ ref('int_netstat_polls') }}
+        select
+            connection_poll_key,
+            case when count(distinct run_key) > 1 then
+                {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
+            end as shared_runs
+        from {{ ref('int_netstat_polls') }}
+        group by connection_poll_key
     ) as reached on polls.connection_poll_key = reached.connection_poll_key
     union all
     select
@@ -108,10 +130,17 @@ records as (
         qcst.file_id,
         cast(null as {{ dbt.type_timestamp() }}) as record_time,
         cast(null as {{ dbt.type_string() }}) as named_run,
-        case when reached.smf_row_key is not null then 1 else 0 end as reached
+        case when reached.smf_row_key is not null then 1 else 0 end as reached,
+        reached.shared_runs
     from {{ ref('stg_smf__qcst') }} as qcst
     left join (
-        select distinct smf_row_key from {{ ref('int_smf_channel_accounting') }}
+        select
+            smf_row_key,
+            case when count(distinct run_key) > 1 then
+                {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
+            end as shared_runs
+        from {{ ref('int_smf_channel_accounting') }}
+        group by smf_row_key
     ) as reached on qcst.smf_row_key = reached.smf_row_key
     {% for table in ['qctdsp', 'qctadp', 'qctssl', 'qctdns'] %}
         union all
@@ -121,10 +150,17 @@ records as (
             tasks.file_id,
             cast(null as {{ dbt.type_timestamp() }}) as record_time,
             cast(null as {{ dbt.type_string() }}) as named_run,
-            case when reached.smf_row_key is not null then 1 else 0 end as reached
+            case when reached.smf_row_key is not null then 1 else 0 end as reached,
+        reached.shared_runs
         from {{ ref('stg_smf__' ~ table) }} as tasks
         left join (
-            select distinct smf_row_key from {{ ref('int_smf_chinit_tasks') }}
+            select
+            smf_row_key,
+            case when count(distinct run_key) > 1 then
+                {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
+            end as shared_runs
+        from {{ ref('int_smf_chinit_tasks') }}
+        group by smf_row_key
         ) as reached on tasks.smf_row_key = reached.smf_row_key
     {% endfor %}
     union all
@@ -134,10 +170,17 @@ records as (
         crypto.file_id,
         crypto.interval_start as record_time,
         cast(null as {{ dbt.type_string() }}) as named_run,
-        case when reached.crypto_row_key is not null then 1 else 0 end as reached
+        case when reached.crypto_row_key is not null then 1 else 0 end as reached,
+        reached.shared_runs
     from {{ ref('stg_rmf__crypto_card_intervals') }} as crypto
     left join (
-        select distinct crypto_row_key from {{ ref('int_crypto_intervals') }}
+        select
+            crypto_row_key,
+            case when count(distinct run_key) > 1 then
+                {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
+            end as shared_runs
+        from {{ ref('int_crypto_intervals') }}
+        group by crypto_row_key
     ) as reached on crypto.crypto_row_key = reached.crypto_row_key
     union all
     select
@@ -147,7 +190,8 @@ records as (
         cpu.file_id,
         cpu.interval_start as record_time,
         cast(null as {{ dbt.type_string() }}) as named_run,
-        case when reached.source_file is not null then 1 else 0 end as reached
+        case when reached.source_file is not null then 1 else 0 end as reached,
+        cast(null as {{ dbt.type_string() }}) as shared_runs
     from {{ ref('int_cpu_intervals') }} as cpu
     left join (
         select distinct
@@ -163,10 +207,17 @@ records as (
         rua.file_id,
         cast(null as {{ dbt.type_timestamp() }}) as record_time,
         cast(null as {{ dbt.type_string() }}) as named_run,
-        case when reached.amqsrua_element_key is not null then 1 else 0 end as reached
+        case when reached.amqsrua_element_key is not null then 1 else 0 end as reached,
+        reached.shared_runs
     from {{ ref('stg_amqsrua__elements') }} as rua
     left join (
-        select distinct amqsrua_element_key from {{ ref('int_amqsrua_elements') }}
+        select
+            amqsrua_element_key,
+            case when count(distinct run_key) > 1 then
+                {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
+            end as shared_runs
+        from {{ ref('int_amqsrua_elements') }}
+        group by amqsrua_element_key
     ) as reached on rua.amqsrua_element_key = reached.amqsrua_element_key
     union all
     select
@@ -175,10 +226,17 @@ records as (
         mon.file_id,
         mon.interval_start_local as record_time,
         cast(null as {{ dbt.type_string() }}) as named_run,
-        case when reached.amqsmon_value_key is not null then 1 else 0 end as reached
+        case when reached.amqsmon_value_key is not null then 1 else 0 end as reached,
+        reached.shared_runs
     from {{ ref('stg_amqsmon__values') }} as mon
     left join (
-        select distinct amqsmon_value_key from {{ ref('int_amqsmon_values') }}
+        select
+            amqsmon_value_key,
+            case when count(distinct run_key) > 1 then
+                {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
+            end as shared_runs
+        from {{ ref('int_amqsmon_values') }}
+        group by amqsmon_value_key
     ) as reached on mon.amqsmon_value_key = reached.amqsmon_value_key
     union all
     select
@@ -187,7 +245,8 @@ records as (
         samples.file_id,
         cast(null as {{ dbt.type_timestamp() }}) as record_time,
         cast(null as {{ dbt.type_string() }}) as named_run,
-        case when samples.run_key is not null then 1 else 0 end as reached
+        case when samples.run_key is not null then 1 else 0 end as reached,
+        cast(null as {{ dbt.type_string() }}) as shared_runs
     from {{ ref('int_tcpipmon_samples') }} as samples
 ),
 
@@ -198,6 +257,10 @@ per_file as (
         file_id,
         count(*) as records,
         cast(sum(reached) as {{ dbt.type_bigint() }}) as records_reaching,
+        cast(sum(case when shared_runs is not null then 1 else 0 end) as {{ dbt.type_bigint() }})
+            as records_shared,
+        {{ mqcap_string_agg('shared_runs', "'; '", 'shared_runs', distinct=true) }}
+            as shared_runs,
         min(record_time) as first_record_time,
         max(record_time) as last_record_time,
         {{ mqcap_string_agg(
@@ -249,6 +312,9 @@ select
     expectation,
     (expectation = 'every' and records_reaching < records)
     or (expectation = 'any' and records_reaching = 0) as is_dropped,
+    records_shared,
+    shared_runs,
+    records_shared > 0 as is_shared,
     case
         when expectation = 'every' and records_reaching = records then null
         when expectation = 'any' and records_reaching > 0 then null
