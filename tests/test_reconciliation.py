@@ -92,6 +92,13 @@ def test_results_files_never_drop_in_silence(settings, sample_study):
         "interval_start,interval_end,system,jobname,cpu_seconds\n"
     )
 
+    # (6) Invented: an SMF dump in a run folder whose run.yaml names another system (a dump
+    # of the wrong LPAR, or a typo in the manifest). The folder wins, with a note naming both.
+    _manifest(raw / "newstudy" / "n4", "newstudy", "n4")
+    manifest = raw / "newstudy" / "n4" / "run.yaml"
+    manifest.write_text(manifest.read_text().replace("system: MPX1", "system: MV99"))
+    shutil.copy(FIXTURES / "smf" / "TESTCHL.dat", raw / "newstudy" / "n4" / "TESTCHL.dat")
+
     first = run(settings, reports=False)
 
     assert first.data_problems  # exit 1
@@ -108,10 +115,21 @@ def test_results_files_never_drop_in_silence(settings, sample_study):
             "CPU seconds), but nothing in it landed",
         ),
     }
+    smf_note = (
+        "newstudy/n4/TESTCHL.dat: its records are of system MPX1 (run.yaml: MV99); taken as "
+        "run newstudy/n4 (a file in a run folder belongs to that run)"
+    )
     assert first.notes == [
         "newstudy/n1/results.csv: 1 row(s) name run attls/ssl-chacha-2k; taken as run "
-        "newstudy/n1 (a file in a run folder belongs to that run)"
+        "newstudy/n1 (a file in a run folder belongs to that run)",
+        smf_note,
     ]
+    # Its records reach the folder's run, every one.
+    assert _rows(
+        settings,
+        "select count(*), count(*) filter (where records_reaching = records) "
+        "from marts.fct_file_reconciliation where source_file = 'newstudy/n4/TESTCHL.dat'",
+    ) == [(3, 3)]
     finding = (
         "rows reach no run: loose/results.csv: 1 of 1 results row record(s) "
         "(landing.driver_results) reach no run: its rows name run(s) newstudy/n33 which "
@@ -142,6 +160,7 @@ def test_results_files_never_drop_in_silence(settings, sample_study):
         "newstudy/n1 (a file in a run folder belongs to that run)" in status
     )
     assert f"  {finding}" in status and "NOT OK" in status
+    assert f"  note: {smf_note}" in status
     assert "  newstudy/n2/results.csv line 1: no results rows: the file is one line" in status
 
     # Fixed: the typo corrected, the fixed-block file saved with line ends, the empty export gone.
@@ -159,7 +178,7 @@ def test_results_files_never_drop_in_silence(settings, sample_study):
     assert _rows(
         settings,
         "select count(*), count(*) filter (where is_dropped) from marts.fct_file_reconciliation",
-    ) == [(13, 0)]
+    ) == [(16, 0)]
     assert _rows(
         settings,
         "select run_key, round_trip_us from marts.fct_driver_results "
