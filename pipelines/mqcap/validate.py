@@ -15,9 +15,12 @@ Expectation kwargs may use ``{"$PARAMETER": "ledger_rows"}``, filled in at valid
 
 Landing suites see only the rows of the files just landed, and only tables those files fed (the
 ledger's ``rows_by_table``); a row count that disagrees with the ledger names the files whose
-counts differ. Each suite runs once with ``BOOLEAN_ONLY`` results; only the expectations that
-fail run again with complete results, to name rows (GX's cost is per expectation, not per row).
-Data Docs (GX's HTML) go to ``<reports_out>/data-docs/index.html``.
+counts differ. Each suite runs once with ``BASIC`` results (the observed value of each check, for
+Data Docs); only the expectations that fail run again with complete results, to name rows (GX's
+cost is per expectation, not per row). Data Docs (GX's HTML) go to
+``<reports_out>/data-docs/index.html``: a page per suite and pass, naming the table (the data
+asset) and the pass (the run name: ``landing checks of 12 landed file(s)``, ``mart checks``; the
+failed checks' second pass is ``mart checks, failure detail``).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import re
 import time
 import warnings
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import duckdb
@@ -299,7 +302,8 @@ def _gx_context():
         ctx = gx.get_context(mode="ephemeral")
         with contextlib.suppress(Exception):  # progress bars are cosmetic; API varies by release
             ctx.variables.progress_bars = {"globally": False}
-        _GX.update(gx=gx, ctx=ctx, source=ctx.data_sources.add_pandas("mqcap"), sites={})
+        source = ctx.data_sources.add_pandas("mqcap")
+        _GX.update(gx=gx, ctx=ctx, source=source, sites={}, batches={})
     return _GX["gx"], _GX["ctx"], _GX["source"]
 
 
@@ -343,6 +347,7 @@ def validate(
     if not suites:
         return report
     gx, ctx, source = _gx_context()
+    run_id = _run_id(scope, file_ids)
     progress.start(f"validate {scope}", total=len(suites), unit="suites")
     with warehouse.connect(settings.warehouse, read_only=True) as con:
         landed = _tables_landed(con, file_ids) if file_ids is not None else None
@@ -360,7 +365,7 @@ def validate(
                 {"ledger_rows": sum(n for _, n in ledger.values())} if ledger is not None else {}
             )
             started = time.perf_counter()
-            result = _run_suite(gx, ctx, source, spec, df, params, ledger)
+            result = _run_suite(gx, ctx, source, spec, df, params, ledger, run_id)
             result.seconds = time.perf_counter() - started
             report.results.append(result)
     _store(settings, report, scope, file_ids, complete=only is None)
@@ -371,11 +376,45 @@ def validate(
             return report
     keys = ctx.validation_results_store.list_keys()
     if docs and keys:
+        _name_assets(ctx, keys)
         _data_docs(ctx, settings)
     # Each page is rendered once: what is on disk stays listed in the index.
     for key in keys:
         ctx.validation_results_store.remove_key(key)
     return report
+
+
+def _run_name(scope: str, file_ids: list[int] | None) -> str:
+    """What a pass checked, as Data Docs name its run (GX's default is ``__none__``).
+
+    Example:
+        >>> _run_name("landing", [3, 4]), _run_name("mart", None)
+        ('landing checks of 2 landed file(s)', 'mart checks')
+    """
+    landing = "landing checks"
+    if file_ids is not None:
+        landing += f" of {len(file_ids)} landed file(s)"
+    return {"landing": landing, "mart": "mart checks", "all": f"{landing} and mart checks"}[scope]
+
+
+def _run_id(scope: str, file_ids: list[int] | None):
+    """The run Data Docs file this pass's results under: its name, and now (UTC)."""
+    from great_expectations.core.run_identifier import RunIdentifier
+
+    return RunIdentifier(run_name=_run_name(scope, file_ids), run_time=datetime.now(UTC))
+
+
+def _name_assets(ctx, keys) -> None:
+    """Each stored result's data asset (its table) written where a Data Docs page reads it: a
+    DataFrame batch's ``batch_spec`` holds only the frame, so the page would say "Data asset:
+    None" though the result's batch definition names the asset."""
+    store = ctx.validation_results_store
+    for key in keys:
+        result = store.get(key)
+        spec = result.meta.setdefault("batch_spec", {})
+        if result.asset_name and spec.get("data_asset_name") != result.asset_name:
+            spec["data_asset_name"] = result.asset_name
+            store.set(key, result)
 
 
 def data_docs_index(settings: Settings) -> Path:
@@ -423,16 +462,40 @@ def _kwargs(kwargs: dict) -> dict:
     return out
 
 
-def _gx_run(gx, ctx, source, name: str, expectations: list[dict], df, params: dict, fmt):
-    """One GX validation of ``df``.
+def _batch(source, table: str):
+    """The batch definition of ``table``'s own DataFrame asset, made once per process: the
+    asset's name is the data asset Data Docs name, and adding an asset rewrites the context's
+    configuration (made per validation, that costs more than the checks of a small drop)."""
+    batches = _GX["batches"]
+    if table not in batches:
+        asset = source.add_dataframe_asset(table)
+        batches[table] = asset.add_batch_definition_whole_dataframe(table)
+    return batches[table]
+
+
+def _gx_run(
+    gx,
+    ctx,
+    source,
+    name: str,
+    expectations: list[dict],
+    df,
+    params: dict,
+    fmt,
+    run_id=None,
+    table: str | None = None,
+):
+    """One GX validation of ``df``, the rows of ``table`` (default: the suite's name), filed
+    under ``run_id`` (a RunIdentifier; default GX's own).
 
     The suite, its validation definition and checkpoint are made once per process and suite
     (and made again when the expectations or the result format differ: the detail pass of
-    failures); every run binds its own DataFrame to the one DataFrame asset. Adding an asset
-    rewrites the context's configuration and a new suite is compared with the store on every
-    run: made per validation, those cost more than the checks of a small drop.
+    failures); every run binds its own DataFrame to the table's DataFrame asset. A new suite
+    is compared with the store on every run: made per validation, that costs more than the
+    checks of a small drop.
     """
-    key = json.dumps([expectations, fmt], sort_keys=True, default=str)
+    table = table or name
+    key = json.dumps([expectations, fmt, table], sort_keys=True, default=str)
     runs = _GX.setdefault("runs", {})
     cached = runs.get(name)
     if cached is None or cached[0] != key:
@@ -440,10 +503,6 @@ def _gx_run(gx, ctx, source, name: str, expectations: list[dict], df, params: di
         for kind in ("checkpoints", "validation_definitions", "suites"):
             with contextlib.suppress(Exception):
                 getattr(ctx, kind).delete(name)
-        if "batch" not in _GX:
-            _GX["batch"] = source.add_dataframe_asset(
-                "frames"
-            ).add_batch_definition_whole_dataframe("frame")
         suite = ctx.suites.add(
             gx.ExpectationSuite(
                 name=name,
@@ -456,15 +515,27 @@ def _gx_run(gx, ctx, source, name: str, expectations: list[dict], df, params: di
             )
         )
         vd = ctx.validation_definitions.add(
-            gx.ValidationDefinition(name=name, data=_GX["batch"], suite=suite)
+            gx.ValidationDefinition(name=name, data=_batch(source, table), suite=suite)
         )
         # A checkpoint (not vd.run) so the result lands in the store Data Docs are built from.
         cp = ctx.checkpoints.add(
             gx.Checkpoint(name=name, validation_definitions=[vd], result_format=fmt)
         )
         runs[name] = cached = (key, cp)
-    result = cached[1].run(batch_parameters={"dataframe": df}, expectation_parameters=params)
+    result = cached[1].run(
+        batch_parameters={"dataframe": df}, expectation_parameters=params, run_id=run_id
+    )
     return next(iter(result.run_results.values()))
+
+
+def _detail_run_id(run_id):
+    """The run of a failure detail pass: the first pass's, named apart (a result filed under
+    the same run, suite and batch would replace the first pass's in the store)."""
+    if run_id is None:
+        return None
+    from great_expectations.core.run_identifier import RunIdentifier
+
+    return RunIdentifier(run_name=f"{run_id.run_name}, failure detail", run_time=run_id.run_time)
 
 
 def _plain(value):
@@ -480,9 +551,16 @@ def _text(value) -> str:
     return "" if value is None or value != value else str(value)
 
 
-def _run_suite(gx, ctx, source, spec: dict, df, params: dict, ledger=None) -> SuiteResult:
+def _run_suite(
+    gx, ctx, source, spec: dict, df, params: dict, ledger=None, run_id=None
+) -> SuiteResult:
+    """One suite on ``df``: every expectation with ``BASIC`` results (the cheapest format whose
+    results show an observed value in Data Docs), then the failed ones with complete results
+    (a run of its own in Data Docs, "... failure detail", else it would replace the first)."""
     table = spec["meta"]["mqcap"]["table"]
-    first = _gx_run(gx, ctx, source, spec["name"], spec["expectations"], df, params, "BOOLEAN_ONLY")
+    first = _gx_run(
+        gx, ctx, source, spec["name"], spec["expectations"], df, params, "BASIC", run_id, table
+    )
     out = SuiteResult(
         suite=spec["name"],
         table=table,
@@ -512,6 +590,8 @@ def _run_suite(gx, ctx, source, spec: dict, df, params: dict, ledger=None) -> Su
             "result_format": "COMPLETE",
             "unexpected_index_column_names": ["_file", "_run", "_position"],
         },
+        _detail_run_id(run_id),
+        table,
     )
     for r in detail.results:
         cfg = r.expectation_config
