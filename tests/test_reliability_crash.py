@@ -267,8 +267,9 @@ def test_run_rebuilds_what_landed_since_the_last_complete_build(settings, monkey
     (run_a / "run.yaml").write_text("study: s\nrun: a\n")
     (run_a / "results.csv").write_text("rate_per_s,round_trip_us\n1,2\n")
 
+    no_unit = ["--exclude-resource-type", "unit_test"]  # the dbt unit tests: `make test`'s
     first = run(settings, reports=False)
-    assert calls == [["build"]]  # first build: everything
+    assert calls == [["build", *no_unit]]  # first build: everything
     assert run(settings, reports=False).nothing_new and len(calls) == 1
 
     # A run killed after its ingest: the files are in, no build covered them.
@@ -276,7 +277,12 @@ def test_run_rebuilds_what_landed_since_the_last_complete_build(settings, monkey
     assert [o.kind for o in ingest(settings).landed] == ["chstatus"]
     again = run(settings, reports=False)
     assert not again.nothing_new
-    assert calls[-1] == ["build", "--select", *selection_for(settings, _tables("chstatus"))]
+    assert calls[-1] == [
+        "build",
+        "--select",
+        *selection_for(settings, _tables("chstatus")),
+        *no_unit,
+    ]
 
     # A build that fails (or dies) records nothing: the next run builds the same again.
     (run_a / "results.csv").write_text("rate_per_s,round_trip_us\n3,4\n")
@@ -286,7 +292,12 @@ def test_run_rebuilds_what_landed_since_the_last_complete_build(settings, monkey
     returncode["rc"] = 0
     retried = run(settings, reports=False)
     assert retried.ingest.landed == [] and not retried.nothing_new
-    assert calls[-1] == ["build", "--select", *selection_for(settings, _tables("driver_csv"))]
+    assert calls[-1] == [
+        "build",
+        "--select",
+        *selection_for(settings, _tables("driver_csv")),
+        *no_unit,
+    ]
     assert run(settings, reports=False).nothing_new
     assert first.build is not None and first.build.ok
 
