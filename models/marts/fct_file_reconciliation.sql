@@ -98,8 +98,10 @@ records as (
     left join (
         select
             channel_status_key,
-            case when count(distinct run_key) > 1 then
-                {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
+            case
+                when count(distinct run_key) > 1
+                    then
+                        {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
             end as shared_runs
         from {{ ref('int_channel_status_snapshots') }}
         group by channel_status_key
@@ -117,8 +119,10 @@ records as (
     left join (
         select
             connection_poll_key,
-            case when count(distinct run_key) > 1 then
-                {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
+            case
+                when count(distinct run_key) > 1
+                    then
+                        {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
             end as shared_runs
         from {{ ref('int_netstat_polls') }}
         group by connection_poll_key
@@ -136,8 +140,10 @@ records as (
     left join (
         select
             smf_row_key,
-            case when count(distinct run_key) > 1 then
-                {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
+            case
+                when count(distinct run_key) > 1
+                    then
+                        {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
             end as shared_runs
         from {{ ref('int_smf_channel_accounting') }}
         group by smf_row_key
@@ -151,16 +157,18 @@ records as (
             cast(null as {{ dbt.type_timestamp() }}) as record_time,
             cast(null as {{ dbt.type_string() }}) as named_run,
             case when reached.smf_row_key is not null then 1 else 0 end as reached,
-        reached.shared_runs
+            reached.shared_runs
         from {{ ref('stg_smf__' ~ table) }} as tasks
         left join (
             select
-            smf_row_key,
-            case when count(distinct run_key) > 1 then
-                {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
-            end as shared_runs
-        from {{ ref('int_smf_chinit_tasks') }}
-        group by smf_row_key
+                smf_row_key,
+                case
+                    when count(distinct run_key) > 1
+                        then
+                            {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
+                end as shared_runs
+            from {{ ref('int_smf_chinit_tasks') }}
+            group by smf_row_key
         ) as reached on tasks.smf_row_key = reached.smf_row_key
     {% endfor %}
     union all
@@ -176,8 +184,10 @@ records as (
     left join (
         select
             crypto_row_key,
-            case when count(distinct run_key) > 1 then
-                {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
+            case
+                when count(distinct run_key) > 1
+                    then
+                        {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
             end as shared_runs
         from {{ ref('int_crypto_intervals') }}
         group by crypto_row_key
@@ -213,8 +223,10 @@ records as (
     left join (
         select
             amqsrua_element_key,
-            case when count(distinct run_key) > 1 then
-                {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
+            case
+                when count(distinct run_key) > 1
+                    then
+                        {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
             end as shared_runs
         from {{ ref('int_amqsrua_elements') }}
         group by amqsrua_element_key
@@ -232,8 +244,10 @@ records as (
     left join (
         select
             amqsmon_value_key,
-            case when count(distinct run_key) > 1 then
-                {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
+            case
+                when count(distinct run_key) > 1
+                    then
+                        {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
             end as shared_runs
         from {{ ref('int_amqsmon_values') }}
         group by amqsmon_value_key
