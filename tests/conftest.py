@@ -33,6 +33,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=weight)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def shared_dbt_parse(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """dbt's saved parse shared by every warehouse this test session builds
+    (``MQCAP_DBT_PARSE_CACHE``, mqcap.parse_cache): a new warehouse's first build reuses
+    another's parse instead of parsing the project in full; dbt checks it against the project
+    as it is. Subprocesses inherit it."""
+    import os
+
+    base = tmp_path_factory.getbasetemp()
+    shared = (base if worker_id == "master" else base.parent) / "dbt-parse"
+    shared.mkdir(exist_ok=True)
+    os.environ["MQCAP_DBT_PARSE_CACHE"] = str(shared)
+    return shared
+
+
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     """Settings on a fresh raw root and warehouse under tmp_path (the project's models/suites)."""

@@ -24,8 +24,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mqcap import parse_cache, warehouse
 from mqcap import scope as build_scope
-from mqcap import warehouse
 from mqcap.errors import DataError, EnvironmentProblem, WarehouseBusyError
 from mqcap.ledger.steps import pipeline_state, record_step
 from mqcap.progress import Progress
@@ -98,6 +98,15 @@ def run_dbt(
     ]
     env = settings.dbt_env
     env["DBT_TARGET_PATH"] = str(target)
+    cwd = settings.project_root
+    if not spark:
+        # In the warehouse's folder with its bare file name: the profile's connection values,
+        # which dbt's saved parse depends on, are then the same for every warehouse of that
+        # name (mqcap.parse_cache).
+        cwd = settings.warehouse.parent
+        env["MQCAP_WAREHOUSE"] = settings.warehouse.name
+    variant = parse_cache.variant(settings, args)
+    parse_cache.restore(settings, target, variant)
     if spark:
         from mqcap.spark.lake import new_build_dir
 
@@ -111,7 +120,7 @@ def run_dbt(
         env["MQCAP_SPARK_BUILD"] = str(new_build_dir(settings.lake))
     proc = subprocess.Popen(
         cmd,
-        cwd=settings.project_root,
+        cwd=cwd,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -135,6 +144,7 @@ def run_dbt(
         proc.terminate()
         proc.wait()
         raise
+    parse_cache.keep(settings, target, variant)
     return subprocess.CompletedProcess(cmd, proc.returncode, "\n".join(lines), "")
 
 
