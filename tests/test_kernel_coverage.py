@@ -71,3 +71,34 @@ def test_lines_run_in_the_report_kernel_are_measured(tmp_path):
         data.read()
         ran[f.name] = set(data.lines(label_file) or ()) & body
     assert sorted(bool(lines) for lines in ran.values()) == [False, True]
+
+
+def test_dbt_runs_outside_a_parent_coverage_run(monkeypatch, tmp_path):
+    """dbt's process is not measured (mqcap.build.run_dbt): tracing it costs half again its
+    CPU; it runs in the warehouse's folder with the file's bare name (mqcap.parse_cache)."""
+    import io
+
+    from mqcap import build
+    from mqcap.settings import Settings
+
+    from helpers import PROJECT
+
+    seen = {}
+
+    class FakeDbt:
+        def __init__(self, cmd, cwd, env, **kw):
+            seen.update(cwd=cwd, env=env)
+            self.stdout = io.StringIO("")
+            self.returncode = 0
+
+        def wait(self):
+            return 0
+
+    monkeypatch.setenv("COVERAGE_PROCESS_START", "pyproject.toml")
+    monkeypatch.setenv("COVERAGE_PROCESS_CONFIG", "{}")
+    monkeypatch.setattr(build.subprocess, "Popen", FakeDbt)
+    s = Settings.load(warehouse=tmp_path / "wh" / "w.duckdb", project_root=PROJECT)
+    assert build.run_dbt(s, ["parse"]).returncode == 0
+    assert not any(k.startswith("COVERAGE_PROCESS") for k in seen["env"])
+    assert seen["cwd"] == tmp_path / "wh" and seen["env"]["MQCAP_WAREHOUSE"] == "w.duckdb"
+    assert "COVERAGE_PROCESS_START" in os.environ  # the caller's own environment is unchanged

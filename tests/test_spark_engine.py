@@ -27,7 +27,7 @@ from mqcap.spark.parity import mart_differences
 
 from helpers import PROJECT, query
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.soak]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow(minutes=30), pytest.mark.soak]
 
 
 SAMPLE = PROJECT / "data" / "sample"
