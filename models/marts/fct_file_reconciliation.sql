@@ -95,17 +95,8 @@ records as (
         case when reached.channel_status_key is not null then 1 else 0 end as reached,
         reached.shared_runs
     from {{ ref('int_chstatus_channel_statuses') }} as blocks
-    left join (
-        select
-            channel_status_key,
-            case
-                when count(distinct run_key) > 1
-                    then
-                        {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
-            end as shared_runs
-        from {{ ref('int_channel_status_snapshots') }}
-        group by channel_status_key
-    ) as reached on blocks.channel_status_key = reached.channel_status_key
+    left join {{ runs_reaching('channel_status_key', ref('int_channel_status_snapshots')) }} as reached
+        on blocks.channel_status_key = reached.channel_status_key
     union all
     select
         'netstat_conn' as source_table,
@@ -116,17 +107,8 @@ records as (
         case when reached.connection_poll_key is not null then 1 else 0 end as reached,
         reached.shared_runs
     from {{ ref('int_netstat_connections') }} as polls
-    left join (
-        select
-            connection_poll_key,
-            case
-                when count(distinct run_key) > 1
-                    then
-                        {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
-            end as shared_runs
-        from {{ ref('int_netstat_polls') }}
-        group by connection_poll_key
-    ) as reached on polls.connection_poll_key = reached.connection_poll_key
+    left join {{ runs_reaching('connection_poll_key', ref('int_netstat_polls')) }} as reached
+        on polls.connection_poll_key = reached.connection_poll_key
     union all
     select
         'smf_qcst' as source_table,
@@ -137,17 +119,8 @@ records as (
         case when reached.smf_row_key is not null then 1 else 0 end as reached,
         reached.shared_runs
     from {{ ref('stg_smf__qcst') }} as qcst
-    left join (
-        select
-            smf_row_key,
-            case
-                when count(distinct run_key) > 1
-                    then
-                        {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
-            end as shared_runs
-        from {{ ref('int_smf_channel_accounting') }}
-        group by smf_row_key
-    ) as reached on qcst.smf_row_key = reached.smf_row_key
+    left join {{ runs_reaching('smf_row_key', ref('int_smf_channel_accounting')) }} as reached
+        on qcst.smf_row_key = reached.smf_row_key
     {% for table in ['qctdsp', 'qctadp', 'qctssl', 'qctdns'] %}
         union all
         select
@@ -159,17 +132,8 @@ records as (
             case when reached.smf_row_key is not null then 1 else 0 end as reached,
             reached.shared_runs
         from {{ ref('stg_smf__' ~ table) }} as tasks
-        left join (
-            select
-                smf_row_key,
-                case
-                    when count(distinct run_key) > 1
-                        then
-                            {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
-                end as shared_runs
-            from {{ ref('int_smf_chinit_tasks') }}
-            group by smf_row_key
-        ) as reached on tasks.smf_row_key = reached.smf_row_key
+        left join {{ runs_reaching('smf_row_key', ref('int_smf_chinit_tasks')) }} as reached
+            on tasks.smf_row_key = reached.smf_row_key
     {% endfor %}
     union all
     select
@@ -181,17 +145,8 @@ records as (
         case when reached.crypto_row_key is not null then 1 else 0 end as reached,
         reached.shared_runs
     from {{ ref('stg_rmf__crypto_card_intervals') }} as crypto
-    left join (
-        select
-            crypto_row_key,
-            case
-                when count(distinct run_key) > 1
-                    then
-                        {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
-            end as shared_runs
-        from {{ ref('int_crypto_intervals') }}
-        group by crypto_row_key
-    ) as reached on crypto.crypto_row_key = reached.crypto_row_key
+    left join {{ runs_reaching('crypto_row_key', ref('int_crypto_intervals')) }} as reached
+        on crypto.crypto_row_key = reached.crypto_row_key
     union all
     select
         case when cpu.cpu_source = 'rmf_workload' then 'rmf_workload' else 'ascpu_interval' end
@@ -220,17 +175,8 @@ records as (
         case when reached.amqsrua_element_key is not null then 1 else 0 end as reached,
         reached.shared_runs
     from {{ ref('stg_amqsrua__elements') }} as rua
-    left join (
-        select
-            amqsrua_element_key,
-            case
-                when count(distinct run_key) > 1
-                    then
-                        {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
-            end as shared_runs
-        from {{ ref('int_amqsrua_elements') }}
-        group by amqsrua_element_key
-    ) as reached on rua.amqsrua_element_key = reached.amqsrua_element_key
+    left join {{ runs_reaching('amqsrua_element_key', ref('int_amqsrua_elements')) }} as reached
+        on rua.amqsrua_element_key = reached.amqsrua_element_key
     union all
     select
         'amqsmon_value' as source_table,
@@ -241,17 +187,8 @@ records as (
         case when reached.amqsmon_value_key is not null then 1 else 0 end as reached,
         reached.shared_runs
     from {{ ref('stg_amqsmon__values') }} as mon
-    left join (
-        select
-            amqsmon_value_key,
-            case
-                when count(distinct run_key) > 1
-                    then
-                        {{ mqcap_string_agg('run_key', "', '", 'run_key', distinct=true) }}
-            end as shared_runs
-        from {{ ref('int_amqsmon_values') }}
-        group by amqsmon_value_key
-    ) as reached on mon.amqsmon_value_key = reached.amqsmon_value_key
+    left join {{ runs_reaching('amqsmon_value_key', ref('int_amqsmon_values')) }} as reached
+        on mon.amqsmon_value_key = reached.amqsmon_value_key
     union all
     select
         'tcpipmon_value' as source_table,
