@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import os
 import shutil
+import time
 from dataclasses import astuple
 from pathlib import Path
 
@@ -389,11 +390,23 @@ settings = Settings.load(warehouse={str(settings.warehouse)!r}, raw={str(raw)!r}
 ingest_mod.ingest(settings)
 os._exit(3)  # not reached: the dump is set aside
 """
-    # (output to a file: the child's worker processes outlive it and would hold a pipe open)
+    # (output to a file: the child's worker processes outlive it for a moment)
     log = settings.raw_root.parent / "child.log"
     with open(log, "w") as out:
-        child = subprocess.run([sys.executable, "-c", script], stdout=out, stderr=out, timeout=300)
-    assert child.returncode == 0, log.read_text()
+        child = subprocess.Popen(
+            [sys.executable, "-c", script], stdout=out, stderr=out, start_new_session=True
+        )
+        assert child.wait(timeout=300) == 0, log.read_text()
+    # Its pool goes with it (each worker watches the PID of the process that started it): no
+    # process of its group is left, though it could not stop them.
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            os.killpg(child.pid, 0)
+        except ProcessLookupError:
+            break
+        assert time.monotonic() < deadline, "the crashed ingest's pool outlived it"
+        time.sleep(0.1)
     (raw / "late.csv").write_text("rate_per_s,round_trip_us\n1,2\n")
     report = ingest(settings.with_(jobs=2))
     assert [(o.path, o.status) for o in report.outcomes] == [

@@ -40,6 +40,7 @@ import os
 import shutil
 import signal
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -317,11 +318,27 @@ def _reraise_environment(exc: BaseException) -> None:
 _PROGRESS: mp.SimpleQueue | None = None
 
 
-def _init_worker(progress_queue) -> None:
+def _init_worker(progress_queue, owner: int | None = None) -> None:
     global _PROGRESS
     _PROGRESS = progress_queue
     # Ctrl-C is the writer's to handle (it stops the pool): no traceback from every worker.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if owner is not None:
+        threading.Thread(target=_end_with, args=(owner,), daemon=True).start()
+
+
+def _end_with(owner: int, every_s: float = 0.5) -> None:
+    """End this worker once the mqcap process that started the pool is gone: killed alone (the
+    OOM killer, a SIGKILL to its PID) it cannot stop its pool, whose idle workers would wait
+    for work forever."""
+    while True:
+        time.sleep(every_s)
+        try:
+            os.kill(owner, 0)
+        except ProcessLookupError:
+            os._exit(0)
+        except PermissionError:  # another user's process took the PID: ours is gone
+            os._exit(0)
 
 
 def _reporter(rel: str, part: int | None = None) -> Callable[[int], None]:
@@ -535,7 +552,7 @@ class Prefetcher:
                 max_workers=min(self.jobs, units),
                 mp_context=ctx,
                 initializer=_init_worker,
-                initargs=(self.queue,),
+                initargs=(self.queue, os.getpid()),
             )
             self._fill()
         return self
