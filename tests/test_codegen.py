@@ -55,3 +55,17 @@ def test_stale_names_a_changed_a_missing_and_an_uninvited_file(tmp_path):
     assert not (tmp_path / "models/staging/smf/stg_smf__old.sql").exists()
     assert (tmp_path / "expectations/landing.driver_results.json").read_text() == "{}\n"
     assert subprocess.run(check, capture_output=True).returncode == 0
+
+
+def test_help_and_unknown_options_write_nothing(tmp_path):
+    # `--help` was once taken for the project root: 31 files written under a folder "--help".
+    for args, code in ((["--help"], 0), (["--bogus"], 2)):
+        out = subprocess.run(
+            [sys.executable, "-m", "mqcap.codegen", *args],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+        )
+        assert out.returncode == code, out.stdout + out.stderr
+        assert "usage: python -m mqcap.codegen [-h] [--check] [root]" in out.stdout + out.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -9,9 +10,17 @@ from mqcap.codegen import COMMAND, PROJECT, stale, write
 
 
 def main(argv: list[str]) -> int:
-    check = "--check" in argv
-    args = [a for a in argv if a != "--check"]
-    root = Path(args[0]) if args else PROJECT
+    parser = argparse.ArgumentParser(
+        prog="python -m mqcap.codegen",
+        description="Write the generated SMF staging models and expectation suites "
+        "(or, with --check, list the ones that differ from what would be written).",
+    )
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when stale")
+    parser.add_argument(
+        "root", nargs="?", type=Path, default=PROJECT, help="project root (default: %(default)s)"
+    )
+    opts = parser.parse_args(argv)
+    check, root = opts.check, opts.root
     if check:
         bad = stale(root)
         for rel in bad:
