@@ -25,7 +25,9 @@ from mqcap.settings import Settings
 
 from helpers import PROJECT
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+# A soak (CI=true runs it, `make test` elsewhere does not): 125 evaluations of two views at
+# four thread counts and every model twice at 8 threads hunt for a race that shows at random.
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.soak]
 
 REPEATS = 5
 
@@ -82,7 +84,9 @@ def test_every_model_counts_the_same_at_eight_threads_as_at_one(big_study):
         if n["original_file_path"].startswith("models/")
         and (n["resource_type"] == "test" or n.get("language") == "sql")
     ]
-    assert len(models) == len(listed) > 250
+    # 189 when written (80 SQL models, 109 data tests: a model's required columns are checked by
+    # its key test, macros/primary_key.sql).
+    assert len(models) == len(listed) > 180
     unstable = {}
     with duckdb.connect(str(big_study.warehouse), read_only=True) as con:
         for path in models:

@@ -119,10 +119,17 @@ def test_sample_study_runs_end_to_end_and_incrementally(settings, sample_study):
     out = CliRunner().invoke(main, cli[:-1])
     assert out.exit_code != 0
     failed = json.loads((settings.dbt_target / "run_results.json").read_text())["results"]
-    # The key test's rows: the repeated key (2 rows) and the null key; the position's own test.
+    # One test, the key's, says all three: the repeated key (2 rows), the null key and the
+    # null position (the model's required columns are checked by its key test).
     assert sorted(
         (r["unique_id"].split(".")[2], r["failures"]) for r in failed if r["status"] == "fail"
-    ) == [
-        ("not_null_stg_driver__results_source_line", 1),
-        ("primary_key_stg_driver__results_driver_result_key", 2),
+    ) == [("primary_key_stg_driver__results_driver_result_key__file_id__source_line", 3)]
+    (key_test,) = [r for r in failed if r["status"] == "fail"]
+    con = duckdb.connect(str(settings.warehouse), read_only=True)
+    rows = con.execute(key_test["compiled_code"]).fetchall()
+    con.close()
+    assert sorted((failure, rows) for failure, _, rows in rows) == [
+        ("null key", 1),
+        ("null source_line", 1),
+        ("repeated key", 2),
     ]

@@ -16,7 +16,8 @@ def test_one_staging_model_per_structure_read_downstream_with_a_tested_key():
         sql = files[f"stg_smf__{name.lower()}.sql"]
         assert f"source('smf', '{STRUCTURES[name].table}')" in sql
         assert f"name: stg_smf__{name.lower()}" in models
-    assert models.count("data_tests: [primary_key]") == len(STAGED) == 5
+    assert models.count("- primary_key:") == len(STAGED) == 5
+    assert models.count("required: [file_id, record_time_local, qmgr_name]") == len(STAGED)
 
 
 def test_every_smf_landing_table_is_a_declared_source():

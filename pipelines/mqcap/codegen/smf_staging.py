@@ -117,16 +117,16 @@ def render_models() -> str:
             "    columns:",
             "      - name: smf_row_key",
             "        description: file_id-record (or line)-item, the key of a row.",
-            "        data_tests: [primary_key]",
+            "        data_tests:",
+            "          - primary_key:",
+            "              arguments:",
+            "                required: [file_id, record_time_local, qmgr_name]",
             "      - name: file_id",
             "        description: Ingest ledger id of the file the row came from.",
-            "        data_tests: [not_null]",
             "      - name: record_time_local",
             "        description: When SMF wrote the record (z/OS local time of the SMF header).",
-            "        data_tests: [not_null]",
             "      - name: qmgr_name",
             "        description: Queue manager (SMF subsystem id).",
-            "        data_tests: [not_null]",
         ]
     return "\n".join(out) + "\n"
 
