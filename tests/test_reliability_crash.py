@@ -1,7 +1,7 @@
 """Crash safety: ``mqcap`` killed with SIGKILL mid-ingest and mid-build loses and doubles nothing.
 
-A raw root with many files (the sample study) and a large SMF dump (a real dump repeated to
-8 MB) is ingested by ``python -m mqcap.cli`` subprocesses killed at seeded random points; a
+A raw root with many small files (the ten-run study of tests/fixtures/mini_study) and a large
+SMF dump (a real dump repeated to 8 MB) is ingested by ``python -m mqcap.cli`` subprocesses killed at seeded random points; a
 build is killed right after ``marts.dim_run`` was written (marts that would look fresh) and at a
 random point. After every kill the warehouse opens and its ledger and landing agree. The final
 ``mqcap run`` completes the work: landing equals a clean ingest's, and the marts are rebuilt.
@@ -36,12 +36,17 @@ pytestmark = pytest.mark.slow(minutes=8)
 
 
 def _drop_raw(raw: Path) -> None:
-    shutil.copytree(PROJECT / "data" / "sample" / "attls", raw / "attls")
+    shutil.copytree(FIXTURES / "mini_study" / "attls", raw / "attls")
     # Named to sort first: after the manifests, ingest starts with the 8 MB dump.
     big = raw / "0-smf-day"
     big.mkdir()
     dump = (FIXTURES / "smf" / "TESTCHL.dat").read_bytes()
     (big / "TESTCHL-x10.dat").write_bytes(dump * 10)
+
+
+# Kill points inside a build are drawn among its first BUILD_STEPS nodes: fewer than the
+# build's about 200 (198 when written), so the kill lands while dbt still runs.
+BUILD_STEPS = 150
 
 
 def _settings(root: Path) -> Settings:
@@ -190,8 +195,8 @@ def test_sigkill_mid_ingest_and_mid_build_leaves_a_consistent_warehouse(tmp_path
     for _ in range(4):
         killer.kill_at_step(("ingest",), rng.randint(1, files - 1))
         _consistent(settings)
-    # Kill point 5: `mqcap run` somewhere in its ingest or its build (about 300 dbt nodes).
-    killer.kill_at_step(("run", "--no-reports"), rng.randint(1, files + 250))
+    # Kill point 5: `mqcap run` somewhere in its ingest or its build (about 200 dbt nodes).
+    killer.kill_at_step(("run", "--no-reports"), rng.randint(1, files + BUILD_STEPS))
     _consistent(settings)
     # Everything landed now; landing equals the clean run's (no file twice, none lost).
     finish = killer.complete("ingest")
@@ -201,7 +206,7 @@ def test_sigkill_mid_ingest_and_mid_build_leaves_a_consistent_warehouse(tmp_path
     # but are incomplete); kill point 7: at a random moment of another build.
     assert killer.kill_when_built("marts.dim_run", rng.uniform(0.0, 0.3))
     _consistent(settings)
-    killer.kill_at_step(("build",), rng.randint(10, 250))
+    killer.kill_at_step(("build",), rng.randint(10, BUILD_STEPS))
     _consistent(settings)
     assert killer.kills == len(KILL_POINTS), "every kill point lands while the command runs"
 
@@ -515,12 +520,12 @@ def test_seeded_kill_chain_over_every_phase_ends_equal_to_a_clean_run(tmp_path):
     changes the reports' code half-way and kills the renders that follow: its reports end as
     the new code's.
 
-    MQCAP_KILL_CHAIN sets the number of kills (default 10; CI runs 100). The kills are shared
+    MQCAP_KILL_CHAIN sets the number of kills (default 5, every phase once; CI runs 100). The kills are shared
     among lanes (one per 5 kills, at most 4), each its own warehouse and seed, run side by
     side: the chain spends most of its time waiting for a phase to start, so lanes give more
     kills per minute with the same phases and the same checks.
     """
-    kills_wanted = int(os.environ.get("MQCAP_KILL_CHAIN", "10"))
+    kills_wanted = int(os.environ.get("MQCAP_KILL_CHAIN", "5"))
     lanes_n = max(1, min(4, kills_wanted // 5))
     source = FIXTURES / "mini_study" / "attls"
     runs = sorted(p.name for p in source.iterdir() if p.is_dir())
