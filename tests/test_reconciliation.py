@@ -99,6 +99,14 @@ def test_results_files_never_drop_in_silence(settings, sample_study):
     manifest.write_text(manifest.read_text().replace("system: MPX1", "system: MV99"))
     shutil.copy(FIXTURES / "smf" / "TESTCHL.dat", raw / "newstudy" / "n4" / "TESTCHL.dat")
 
+    # (7) Invented: a day's results file outside run folders naming a run that has a results
+    # file of its own (attls/ssl-chacha-2k, with another figure) and one that has none. The
+    # run's own folder counts; the day file's row for it is reported, naming that folder's file.
+    _manifest(raw / "newstudy" / "n5", "newstudy", "n5")
+    (raw / "daylog").mkdir()
+    day_rows = "study,run_id,rate_per_s,round_trip_us\n{}newstudy,n5,222.0,4504\n"
+    (raw / "daylog" / "results.csv").write_text(day_rows.format("attls,ssl-chacha-2k,111.0,9009\n"))
+
     first = run(settings, reports=False)
 
     assert first.data_problems  # exit 1
@@ -135,7 +143,19 @@ def test_results_files_never_drop_in_silence(settings, sample_study):
         "(landing.driver_results) reach no run: its rows name run(s) newstudy/n33 which "
         "no run.yaml declares (put it in the folder of its run, or fix its study and run_id columns)"
     )
-    assert first.problems == [finding]
+    outranked = (
+        "rows reach no run: daylog/results.csv: 1 of 2 results row record(s) "
+        "(landing.driver_results) reach no run: its rows name run(s) attls/ssl-chacha-2k "
+        "(counted from attls/ssl-chacha-2k/results.csv) whose own folder has results: a file in "
+        "a run folder counts for its run and these rows do not (delete them here, or that file)"
+    )
+    assert first.problems == [outranked, finding]
+    # The day file's other row feeds its run; the outranked one feeds nothing.
+    assert _rows(
+        settings,
+        "select run_key, round_trip_us, source_file from marts.fct_driver_results "
+        "where round_trip_us in (9009, 4504) order by 1",
+    ) == [("newstudy/n5", 4504.0, "daylog/results.csv")]
     # The copied results reach their folder's run, once; attls keeps its own row.
     assert _rows(
         settings,
@@ -149,8 +169,10 @@ def test_results_files_never_drop_in_silence(settings, sample_study):
         settings,
         "select source_file, records, records_reaching, expectation, is_dropped "
         "from marts.fct_file_reconciliation where source_table = 'driver_results' "
-        "and (source_file like 'newstudy/%' or source_file like 'loose/%') order by 1",
+        "and (source_file like 'newstudy/%' or source_file like 'loose/%' "
+        "or source_file like 'daylog/%') order by 1",
     ) == [
+        ("daylog/results.csv", 2, 1, "every", True),
         ("loose/results.csv", 1, 0, "every", True),
         ("newstudy/n1/results.csv", 1, 1, "every", False),
     ]
@@ -171,6 +193,7 @@ def test_results_files_never_drop_in_silence(settings, sample_study):
         "\n".join(r.rstrip(",") for r in records) + "\n"
     )
     (raw / "newstudy" / "n1" / "cpu.csv").unlink()
+    (raw / "daylog" / "results.csv").write_text(day_rows.format(""))
     code, out = _cli_run(settings)
     assert code == 0, out
     assert "rows reach no run" not in out
@@ -178,7 +201,7 @@ def test_results_files_never_drop_in_silence(settings, sample_study):
     assert _rows(
         settings,
         "select count(*), count(*) filter (where is_dropped) from marts.fct_file_reconciliation",
-    ) == [(16, 0)]
+    ) == [(17, 0)]
     assert _rows(
         settings,
         "select run_key, round_trip_us from marts.fct_driver_results "
@@ -187,6 +210,7 @@ def test_results_files_never_drop_in_silence(settings, sample_study):
         ("newstudy/n1", 2172.0),
         ("newstudy/n2", 1951.0),
         ("newstudy/n3", 2125.0),
+        ("newstudy/n5", 4504.0),
     ]
     status = _status(settings)
     assert "rows reach no run" not in status and "set aside: 0 file(s)" in status

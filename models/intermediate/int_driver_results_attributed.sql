@@ -11,7 +11,13 @@
 --   one row matches one run: a row matching several runs (two configurations measured at the
 --   same size and threads) or a run matched by several rows attaches nowhere, and
 --   int_driver_series_unattached lists it with the reason. Used only for runs without results
---   of their own (attribution_rank 2).
+--   of their own (attribution_rank 3).
+-- Precedence when more than one source gives a run's results (attribution_rank, lowest wins):
+-- 1 a file in the run's folder, 2 a results CSV outside run folders whose study/run_id columns
+-- name the run, 3 a cphtestp series outside run folders. A run's own folder decides, so a
+-- day's results file that also names a run with a results file of its own counts once (the
+-- folder's), and fct_file_reconciliation reports the day file's rows for that run as not
+-- reaching it, naming the file that does.
 with generic as (
     select * from {{ ref('stg_driver__results') }}
 ),
@@ -40,7 +46,7 @@ cph_kind as (
 unioned as (
     select
         'driver_csv' as driver_format,
-        1 as attribution_rank,
+        case when files.folder_run_id is null then 2 else 1 end as attribution_rank,
         generic.file_id,
         generic.source_file,
         generic.source_line,

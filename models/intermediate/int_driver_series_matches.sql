@@ -34,7 +34,8 @@ candidates as (
         cphtestp.round_trips_per_s,
         cphtestp.threads,
         cphtestp.message_bytes,
-        case when files.folder_run_id is null then 2 else 1 end as attribution_rank
+        -- 3: below a results CSV naming the run (int_driver_results_attributed)
+        case when files.folder_run_id is null then 3 else 1 end as attribution_rank
     from cphtestp
     inner join files on cphtestp.file_id = files.file_id
     inner join runs

@@ -39,6 +39,41 @@ driver_reached as (
     inner join runs on results.run_key = runs.run_key
 ),
 
+-- Results rows outside run folders that name a run whose own folder has results: the folder's
+-- count (int_driver_results_attributed, attribution_rank), these rows do not; per file, the
+-- runs they name and the files the runs' results come from.
+driver_counted as (
+    select
+        results.run_key,
+        {{ mqcap_string_agg('results.source_file', "', '", 'results.source_file', distinct=true) }}
+            as counted_from
+    from {{ ref('int_driver_results_attributed') }} as results
+    inner join runs on results.run_key = runs.run_key
+    group by results.run_key
+),
+
+driver_outranked as (
+    select
+        outranked.file_id,
+        {{ mqcap_string_agg('outranked.run_and_files', "'; '", 'outranked.run_and_files', distinct=true) }}
+            as outranked_runs
+    from (
+        select
+            rows_in.file_id,
+            counted.run_key || ' (counted from ' || counted.counted_from || ')' as run_and_files
+        from {{ ref('stg_driver__results') }} as rows_in
+        inner join driver_counted as counted
+            on rows_in.results_study || '/' || rows_in.results_run_id = counted.run_key
+        left join driver_reached as reached
+            on
+                reached.driver_format = 'driver_csv'
+                and rows_in.file_id = reached.file_id
+                and rows_in.source_line = reached.source_line
+        where reached.file_id is null
+    ) as outranked
+    group by outranked.file_id
+),
+
 records as (
     select
         'driver_results' as source_table,
@@ -230,6 +265,7 @@ judged as (
         files.folder_run_id,
         files.rows_landed,
         files.unknown_lines,
+        outranked.outranked_runs,
         case
             when files.kind = 'driver_csv' then 'every'
             when
@@ -243,6 +279,10 @@ judged as (
         end as expectation
     from per_file
     inner join files on per_file.file_id = files.file_id
+    left join driver_outranked as outranked
+        on
+            per_file.source_table = 'driver_results'
+            and per_file.file_id = outranked.file_id
     where coalesce(files.attribution, '') <> 'none'
 )
 
@@ -269,6 +309,10 @@ select
     case
         when expectation = 'every' and records_reaching = records then null
         when expectation = 'any' and records_reaching > 0 then null
+        when outranked_runs is not null
+            then
+                'its rows name run(s) ' || outranked_runs
+                || ' whose own folder has results: a file in a run folder counts for its run and these rows do not (delete them here, or that file)'
         when unknown_runs_named is not null
             then
                 'its rows name run(s) ' || unknown_runs_named
