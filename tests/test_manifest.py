@@ -114,6 +114,32 @@ def test_yaml_syntax_error_names_line(tmp_path):
     assert "not valid YAML" in str(err)
 
 
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        # Found by the fuzz test: YAML breaks lines at a lone \r too, and named line 6 of this
+        # five-line file (lines are counted by \n everywhere else in mqcap).
+        ("study: attls\nrun: r1\n# note\ninterval: {start: 2021-02-30T10:00:00}\nd\r", 5),
+        ("\rstudy: a", 1),
+        ("s\rtudy:", 1),
+        ("study: a\rb\nrun: r1\n  x: [", 2),  # YAML said 3
+    ],
+)
+def test_a_lone_carriage_return_does_not_move_the_line_named(tmp_path, text, line):
+    path = tmp_path / "run.yaml"
+    path.write_bytes(text.encode())
+    with pytest.raises(InputError) as info:
+        manifest.load(ParseContext(path=path, source_file="s/r/run.yaml"))
+    assert info.value.line == line, info.value
+
+
+def test_a_field_after_a_lone_carriage_return_is_named_on_its_own_line(tmp_path):
+    err = _error(
+        tmp_path, GOOD.replace("study: keysize\n", "# a\r# b\nstudy: keysize\n") + "colour: x\n"
+    )
+    assert err.field == "colour" and err.line == 27
+
+
 def test_unknown_baseline_is_set_aside_then_loaded_when_baseline_arrives(settings):
     run = settings.raw_root / "keysize" / "rsa4096-tls12"
     run.mkdir(parents=True)

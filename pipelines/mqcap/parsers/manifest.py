@@ -134,6 +134,15 @@ ROLE_TABLE = Table(
 )
 
 
+def _line(mark: yaml.Mark) -> int:
+    """The 1-based line of a YAML mark, counted as everything else in mqcap counts lines: by
+    ``\\n``. YAML also breaks lines at a lone ``\\r`` (and U+0085, U+2028, U+2029), so its own
+    ``mark.line`` can name a line past the file's last one."""
+    if mark.buffer is None:
+        return mark.line + 1
+    return mark.buffer.count("\n", 0, mark.index) + 1
+
+
 class _LineLoader(yaml.SafeLoader):
     """SafeLoader that remembers the line of every mapping key (1-based)."""
 
@@ -148,8 +157,8 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict:
                 None, None, f"duplicate key {key!r}", key_node.start_mark
             )
         mapping[key] = loader.construct_object(value_node, deep=True)
-        lines[key] = key_node.start_mark.line + 1
-    return _Mapping(mapping, lines, node.start_mark.line + 1)
+        lines[key] = _line(key_node.start_mark)
+    return _Mapping(mapping, lines, _line(node.start_mark))
 
 
 class _Mapping(dict):
@@ -499,7 +508,7 @@ def read_yaml(ctx: ParseContext, what: str) -> object:
         return _load_yaml(text, ctx)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        line = mark.line + 1 if mark is not None else 1
+        line = _line(mark) if mark is not None else 1
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise ctx.error(f"not valid YAML: {problem}", line=line) from None
     except (ValueError, TypeError, RecursionError) as exc:
@@ -545,7 +554,7 @@ def _check_expansion(root: yaml.Node, ctx: ParseContext) -> None:
         if key in sizes:
             return sizes[key]
         if key in open_nodes:
-            raise ctx.error("YAML alias refers to itself", line=node.start_mark.line + 1)
+            raise ctx.error("YAML alias refers to itself", line=_line(node.start_mark))
         open_nodes.add(key)
         total = 1 + sum(size(child) for child in _children(node))
         open_nodes.discard(key)
@@ -562,7 +571,7 @@ def _check_expansion(root: yaml.Node, ctx: ParseContext) -> None:
         node = bigger[0]
     raise ctx.error(
         f"YAML aliases expand to {size(root):,} values (at most {MAX_YAML_NODES:,} in a manifest)",
-        line=node.start_mark.line + 1,
+        line=_line(node.start_mark),
     )
 
 
