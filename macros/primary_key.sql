@@ -1,33 +1,67 @@
 {#-
-    A model's key and the columns every row must have, in one query and one dbt node: the key
-    column has every value present and none repeated, and each column named in `required` has
-    no null. dbt's `unique` and `not_null` are a node each, about 55 ms of a build apiece on a
-    handful of rows, and nearly every model had a key and one to four required columns (70
-    not_null nodes folded into 37 key tests).
+    A model's key and the other row-level rules of its YAML, in one query and one dbt node: the
+    key column has every value present and none repeated; each column named in `required` has
+    no null; each of `references` (column, to, field) names a row of the model it points to
+    (dbt's `relationships`: a null references nothing and passes); each column of `accepted`
+    holds only the values listed (dbt's `accepted_values`: null passes). dbt's generic tests
+    are a node each, about 40 ms of a build apiece on a handful of rows: 70 `not_null` nodes
+    folded into the key tests first, then 14 `relationships` and 12 `accepted_values`.
 
     A failing row says what failed: `failure` is 'repeated key' (key_value, and key_rows the
-    copies), 'null key' (key_rows the rows without one) or 'null <column>' (key_rows the rows
-    where that column is null). Like every generic test it reads its model through
-    get_where_subquery (macros/run_scope.sql), so an incremental build checks the runs rebuilt.
+    copies), 'null key' (key_rows the rows without one), 'null <column>' (key_rows the rows
+    where that column is null), 'no <to> row for <column>' (key_value the value pointing
+    nowhere, key_rows its rows) or 'unexpected <column>' (key_value the value, key_rows its
+    rows). key_value is text, whatever the column's type. Like every generic test it reads its
+    model through get_where_subquery (macros/run_scope.sql), so an incremental build checks the
+    runs rebuilt; the models referred to are read whole.
 
         data_tests:
           - primary_key:
               arguments:
                 required: [file_id, source_line]
+                references:
+                  - {column: run_key, to: ref('dim_run'), field: run_key}
+                accepted:
+                  role: [MSTR, CHIN, TCPIP]
 -#}
-{% test primary_key(model, column_name, required=[]) %}
+{% test primary_key(model, column_name, required=[], references=[], accepted={}) %}
+    {%- set text = dbt.type_string() %}
+    with checked as (select * from {{ model }})
     select
         case when {{ column_name }} is null then 'null key' else 'repeated key' end as failure,
-        {{ column_name }} as key_value,
+        cast({{ column_name }} as {{ text }}) as key_value,
         count(*) as key_rows
-    from {{ model }}
+    from checked
     group by {{ column_name }}
     having count(*) > 1 or {{ column_name }} is null
     {%- for column in required %}
     union all
-    select 'null {{ column }}' as failure, null as key_value, count(*) as key_rows
-    from {{ model }}
+    select 'null {{ column }}' as failure, cast(null as {{ text }}) as key_value, count(*) as key_rows
+    from checked
     where {{ column }} is null
     having count(*) > 0
+    {%- endfor %}
+    {%- for ref_ in references %}
+    union all
+    select
+        'no {{ ref_.to.identifier }} row for {{ ref_.column }}' as failure,
+        cast(checked.{{ ref_.column }} as {{ text }}) as key_value,
+        count(*) as key_rows
+    from checked
+    left join {{ ref_.to }} as parent on checked.{{ ref_.column }} = parent.{{ ref_.field }}
+    where checked.{{ ref_.column }} is not null and parent.{{ ref_.field }} is null
+    group by checked.{{ ref_.column }}
+    {%- endfor %}
+    {%- for column, values in accepted.items() %}
+    union all
+    select
+        'unexpected {{ column }}' as failure,
+        cast({{ column }} as {{ text }}) as key_value,
+        count(*) as key_rows
+    from checked
+    where {{ column }} not in (
+        {%- for value in values %}'{{ value | replace("'", "''") }}'{{ ", " if not loop.last }}{% endfor -%}
+    )
+    group by {{ column }}
     {%- endfor %}
 {% endtest %}

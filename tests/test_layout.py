@@ -117,10 +117,10 @@ def test_every_model_states_its_grain_and_tests_its_key():
     assert (no_grain, no_key) == ([], [])
 
 
-def test_required_columns_are_checked_by_the_key_test_not_by_not_null():
-    """Every `not_null` or `unique` is a dbt node of its own (about 55 ms of each build); a
-    key is ``primary_key`` (both in one query) and a model's other required columns are listed
-    in it (its ``required``)."""
+def test_row_rules_are_checked_by_the_key_test_not_by_tests_of_their_own():
+    """Every `not_null`, `unique`, `relationships` or `accepted_values` is a dbt node of its own
+    (about 40 ms of each build); a key is ``primary_key`` and a model's other row rules are
+    arguments of it: ``required`` columns, ``references`` and ``accepted`` values."""
     single = sorted(
         f"{f.relative_to(PROJECT)}: {entry['name']}.{c['name']} {test}"
         for folder in ("models", "seeds")
@@ -129,7 +129,7 @@ def test_required_columns_are_checked_by_the_key_test_not_by_not_null():
         for entry in (yaml.safe_load(f.read_text()) or {}).get(kind, [])
         for c in entry.get("columns", [])
         for test in _tests(c)
-        if test in ("not_null", "unique")
+        if test in ("not_null", "unique", "relationships", "accepted_values")
     )
     assert single == []
 
