@@ -14,8 +14,9 @@ import pytest
 
 from mqcap.build import build
 from mqcap.ingest import ingest
+from mqcap.settings import Settings
 
-from helpers import FIXTURES
+from helpers import FIXTURES, PROJECT
 
 GOLDEN = FIXTURES / "golden" / "mq-smf-csv" / "TESTCHL" / "csv"
 SPLIT = datetime(2016, 2, 27, 18, 8, 0)  # run a: 18:00-18:08, run b: 18:08-18:20 (local time)
@@ -42,8 +43,16 @@ def _manifest(run: str, start: datetime, end: datetime) -> str:
     )
 
 
-@pytest.fixture
-def warehouse(settings):
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory):
+    """The dump and two run folders, ingested and built once for the module's readers."""
+    root = tmp_path_factory.mktemp("chl")
+    settings = Settings.load(
+        warehouse=root / "wh" / "warehouse.duckdb",
+        raw=root / "raw",
+        reports_out=root / "reports",
+        project_root=PROJECT,
+    )
     for run, start, end in (
         ("a", datetime(2016, 2, 27, 18, 0), SPLIT),
         ("b", SPLIT, datetime(2016, 2, 27, 18, 20)),
@@ -55,7 +64,7 @@ def warehouse(settings):
     shutil.copy(FIXTURES / "smf" / "TESTCHL.dat", settings.raw_root / "TESTCHL.dat")
     report = ingest(settings)
     assert report.set_aside == []
-    build(settings)
+    assert build(settings).ok
     con = duckdb.connect(str(settings.warehouse), read_only=True)
     yield con
     con.close()

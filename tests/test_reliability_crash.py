@@ -45,7 +45,7 @@ def _drop_raw(raw: Path) -> None:
 
 
 # Kill points inside a build are drawn among its first BUILD_STEPS nodes: fewer than the
-# build's about 200 (198 when written), so the kill lands while dbt still runs.
+# build's about 170 (172 when written), so the kill lands while dbt still runs.
 BUILD_STEPS = 150
 
 
