@@ -6,6 +6,7 @@ the warehouse with SQL."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from html.parser import HTMLParser
@@ -225,3 +226,43 @@ def test_failed_check_shows_the_share_of_rows_outside_its_range(built, tmp_path)
         "mart checks",
         "mart checks, failure detail",
     ]
+
+
+def test_suite_pages_are_rendered_again_only_when_missing_or_changed(built, tmp_path):
+    """GX renders every suite's page on every build; mqcap asks only for the validation pages
+    of the pass and the suite pages whose expectations differ from what the page shows (a
+    record beside them) or that are gone."""
+    settings, _ = built
+    copy = settings.with_(
+        warehouse=tmp_path / "wh" / "warehouse.duckdb", reports_out=tmp_path / "reports"
+    )
+    copy.warehouse.parent.mkdir()
+    shutil.copy(settings.warehouse, copy.warehouse)
+    shutil.copytree(settings.reports_out, copy.reports_out)
+    pages = data_docs_index(copy).parent / "expectations"
+    record = pages / ".mqcap-pages.json"
+
+    def stamps() -> dict[str, int]:
+        return {
+            p.relative_to(pages).as_posix(): p.stat().st_mtime_ns for p in pages.rglob("*.html")
+        }
+
+    validate(copy, "mart")  # renders what another test of this process left owed
+    before = stamps()
+    assert len([p for p in before if p.startswith("marts/")]) >= 20
+    results = set((pages.parent / "validations").rglob("*.html"))
+    assert validate(copy, "mart").ok
+    assert stamps() == before  # no suite page rendered again
+    # ... while the pass's own results are (pages of the last result per suite, new run time)
+    now = set((pages.parent / "validations").rglob("*.html"))
+    assert len(now) == len(results) >= 20 and now.isdisjoint(results)
+
+    (pages / "marts" / "dim_run.html").unlink()
+    digests = json.loads(record.read_text())
+    digests["marts.fct_driver_results"] = "an older suite"
+    record.write_text(json.dumps(digests))
+    assert validate(copy, "mart").ok
+    after = stamps()
+    again = sorted(p for p in after if after[p] != before.get(p))
+    assert again == ["marts/dim_run.html", "marts/fct_driver_results.html"]
+    assert json.loads(record.read_text())["marts.fct_driver_results"] != "an older suite"

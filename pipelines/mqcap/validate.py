@@ -377,7 +377,7 @@ def validate(
     keys = ctx.validation_results_store.list_keys()
     if docs and keys:
         _name_assets(ctx, keys)
-        _data_docs(ctx, settings)
+        _data_docs(ctx, settings, keys)
     # Each page is rendered once: what is on disk stays listed in the index.
     for key in keys:
         ctx.validation_results_store.remove_key(key)
@@ -422,9 +422,39 @@ def data_docs_index(settings: Settings) -> Path:
     return settings.reports_out / "data-docs" / "index.html"
 
 
-def _data_docs(ctx, settings: Settings) -> None:
-    """GX Data Docs of the validations since the last build, as static HTML (works offline);
-    pages of earlier builds stay on disk and in the index."""
+def _suite_pages_owed(base: Path) -> tuple[list, dict[str, str]]:
+    """The suites whose Data Docs page is missing or shows other expectations than this
+    process ran (a new mqcap, a suite edited), and the record of what each page shows.
+
+    GX renders a page for every suite in its store on every build: about 40 pages that
+    seldom change, most of a small pass's Data Docs time. The record
+    (``expectations/.mqcap-pages.json``: suite -> digest of the expectations rendered) is read
+    from the site, and a page that is gone is rendered again whatever it says.
+    """
+    from great_expectations.data_context.types.resource_identifiers import (
+        ExpectationSuiteIdentifier,
+    )
+
+    record_path = base / "expectations" / ".mqcap-pages.json"
+    try:
+        record = json.loads(record_path.read_text())
+    except (OSError, ValueError):
+        record = {}
+    record = record if isinstance(record, dict) else {}
+    owed = []
+    for name, (key, _checkpoint) in sorted(_GX.get("runs", {}).items()):
+        digest = hashlib.sha1(key.encode()).hexdigest()
+        page = base / "expectations" / Path(*name.split(".")).with_suffix(".html")
+        if record.get(name) != digest or not page.exists():
+            owed.append(ExpectationSuiteIdentifier(name=name))
+            record[name] = digest
+    return owed, record
+
+
+def _data_docs(ctx, settings: Settings, keys: list) -> None:
+    """GX Data Docs of the validations since the last build (``keys``), as static HTML (works
+    offline); pages of earlier builds stay on disk and in the index. A suite's page is rendered
+    again only when what it shows changed (``_suite_pages_owed``)."""
     base = data_docs_index(settings).parent
     sites = _GX["sites"]
     if base not in sites:
@@ -441,7 +471,14 @@ def _data_docs(ctx, settings: Settings) -> None:
             },
         )
         sites[base] = name
-    ctx.build_data_docs(site_names=[sites[base]])
+    owed, record = _suite_pages_owed(base)
+    # Never an empty list: GX reads that as "every resource".
+    ctx.build_data_docs(site_names=[sites[base]], resource_identifiers=[*keys, *owed])
+    if owed:
+        (base / "expectations").mkdir(parents=True, exist_ok=True)
+        (base / "expectations" / ".mqcap-pages.json").write_text(
+            json.dumps(record, indent=1, sort_keys=True) + "\n"
+        )
     # GX's pages load their libraries from CDNs; make them open offline.
     make_offline(base)
 
