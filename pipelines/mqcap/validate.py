@@ -378,7 +378,9 @@ def validate(
     if docs and keys:
         _name_assets(ctx, keys)
         _data_docs(ctx, settings, keys)
-    # Each page is rendered once: what is on disk stays listed in the index.
+    # Each page is rendered once. The next process's Data Docs start from an empty store, and
+    # GX's index drops the pages of results not in it: the site shows the passes of the last
+    # `mqcap run` (or validate), as mqcap status shows the last result per suite.
     for key in keys:
         ctx.validation_results_store.remove_key(key)
     return report
@@ -452,9 +454,10 @@ def _suite_pages_owed(base: Path) -> tuple[list, dict[str, str]]:
 
 
 def _data_docs(ctx, settings: Settings, keys: list) -> None:
-    """GX Data Docs of the validations since the last build (``keys``), as static HTML (works
-    offline); pages of earlier builds stay on disk and in the index. A suite's page is rendered
-    again only when what it shows changed (``_suite_pages_owed``)."""
+    """GX Data Docs of this process's validations (``keys``: the landing pass before the
+    build and the mart pass of a ``mqcap run``), as static HTML (works offline); GX removes
+    the pages of earlier results. A suite's page is rendered again only when what it shows
+    changed (``_suite_pages_owed``)."""
     base = data_docs_index(settings).parent
     sites = _GX["sites"]
     if base not in sites:
