@@ -5,6 +5,10 @@ each case (format x fault, see ``reliability_summary.faulty``). For each case: t
 is set aside with a reason naming the position (in the ledger and in ``mqcap status``), every
 previously loaded row is unchanged (``helpers.landing_fingerprint``), ledger and landing agree,
 and a good file dropped next to the bad one in the same batch loads.
+
+``make test`` runs a cover of the format x fault matrix (``reliability_summary.cover``: every
+format with three faults, every fault at least once; 51 of 184 cases, 17 of the 68 environment
+cases); CI, and anyone with ``MQCAP_FAULT_MATRIX=full``, all of it.
 """
 
 from __future__ import annotations
@@ -26,11 +30,14 @@ from mqcap.settings import Settings
 
 from helpers import landing_fingerprint, tree_hashes
 from reliability_summary import (
+    ENV_FAULTS,
     FORMATS,
     MANIFEST_ERRORS,
+    cover,
     env_fault_cases,
     expected,
     fault_cases,
+    faults_of,
     faulty,
     fingerprint_without,
     kind_of,
@@ -99,6 +106,23 @@ def _status_lines(settings: Settings) -> str:
     )
     assert result.exit_code == 0, result.output
     return result.output
+
+
+def test_the_cover_checks_every_format_with_three_faults_and_every_fault():
+    full = fault_cases("full")
+    assert len(full) == sum(len(faults_of(f)) for f in FORMATS)
+    part = fault_cases("cover")
+    assert part == [case for case in full if case in part]  # the matrix's order, no new case
+    assert {fmt for fmt, _ in part} == set(FORMATS)
+    assert {fault for _, fault in part} == {fault for _, fault in full}
+    per_format = {fmt: sum(1 for f, _ in part if f == fmt) for fmt in FORMATS}
+    assert min(per_format.values()) == 3, per_format
+    env = env_fault_cases("cover")
+    assert {f for f, _ in env} == set(FORMATS) and {x for _, x in env} == set(ENV_FAULTS)
+    assert len(env_fault_cases("full")) == len(FORMATS) * len(ENV_FAULTS)
+    assert cover(full, 100) == full
+    with pytest.raises(ValueError, match="full or cover"):
+        fault_cases("some")
 
 
 @pytest.mark.parametrize(
