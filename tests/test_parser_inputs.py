@@ -73,15 +73,38 @@ def test_gzip_input_gives_the_rows_of_its_content(fmt, tmp_path):
     _same_tables(_parsed(packed, name), _parsed(src, name))
 
 
-@pytest.mark.parametrize("fmt", ["smf_mq", "netstat"])
+@pytest.mark.parametrize("fmt", list(FORMATS))
 def test_damaged_gzip_is_bad_input_with_a_position(fmt, tmp_path):
+    # A text format names the line the damage begins on (of the decompressed content), a binary
+    # one the byte.
     name, src, _ = FORMATS[fmt]
-    data = gzip.compress(src.read_bytes(), mtime=0)
+    content = src.read_bytes()
+    data = gzip.compress(content, mtime=0)
     cut = tmp_path / name
     cut.write_bytes(data[: len(data) // 2])
+    parser = detect(src, name)  # half a small file may leave detection too little to see
     with pytest.raises(InputError) as err:
-        _parsed(cut, name)
-    assert "damaged gzip data" in err.value.reason and err.value.offset is not None
+        parse_file(parser, cut, name)
+    assert "damaged gzip data" in err.value.reason, err.value
+    if fmt == "smf_mq":
+        assert err.value.offset is not None and 0 < err.value.offset < len(content)
+    else:
+        assert err.value.line is not None and 1 <= err.value.line <= content.count(b"\n") + 1
+
+
+@pytest.mark.parametrize("fmt", TEXT_FORMATS)
+def test_gzip_magic_before_plain_text_is_refused_at_line_1(fmt, tmp_path):
+    # Found by the fuzz test (tests/test_reliability_fuzz.py): b"\x1f\x8b" in front of an
+    # mq-smf-csv file was refused "at byte 0", where a text format names a line. Detection
+    # already refuses such a file; a parser named for it must still name a line.
+    name, src, _ = FORMATS[fmt]
+    bad = tmp_path / name
+    bad.write_bytes(b"\x1f\x8b" + src.read_bytes())
+    parser = detect(src, name)  # detection refuses the file; its parser is asked directly
+    with pytest.raises(InputError) as err:
+        parse_file(parser, bad, name)
+    assert "damaged gzip data" in err.value.reason, err.value
+    assert err.value.line == 1, err.value
 
 
 def _to_blocks(rdw_dump: bytes, block_size: int, extended: bool) -> bytes:

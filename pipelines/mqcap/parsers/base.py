@@ -696,6 +696,47 @@ def read_head(path: Path, n: int) -> bytes:
     return b"".join(parts).removeprefix(UTF8_BOM)
 
 
+def at_line(err: InputError, line: int) -> InputError:
+    """``err`` placed at ``line`` if it names no position in lines (damaged gzip data found while
+    reading a text file names a byte of the decompressed content; a text format names lines).
+
+    Example:
+        >>> str(at_line(InputError("damaged gzip data", file="a.txt", offset=0), 1))
+        'a.txt line 1: damaged gzip data'
+    """
+    if err.line is not None:
+        return err
+    return InputError(err.reason, file=err.file, line=line, field=err.field)
+
+
+def _read_text(fh: Any, n: int, line: int) -> bytes:
+    """``fh.read(n)`` of a text file whose first unread byte is on ``line``."""
+    try:
+        return fh.read(n)
+    except InputError as err:
+        raise at_line(err, line) from None
+
+
+def read_text_upto(fh: Any, n: int) -> bytes:
+    """Up to ``n`` bytes of a small text file opened by :func:`open_input`; damaged gzip data
+    names the line it begins on.
+
+    Example:
+        data = read_text_upto(fh, MAX_MANIFEST_BYTES + 1)
+    """
+    parts: list[bytes] = []
+    while n > 0:
+        try:
+            piece = fh.read1(min(n, 1 << 16))
+        except InputError as err:
+            raise at_line(err, b"".join(parts).count(b"\n") + 1) from None
+        if not piece:
+            break
+        parts.append(piece)
+        n -= len(piece)
+    return b"".join(parts)
+
+
 def read_text_lines(ctx: ParseContext, *, encoding: str = "utf-8") -> Iterator[tuple[int, str]]:
     """(line number from 1, line without newline) of a text file; bad encoding names the line.
 
@@ -709,7 +750,10 @@ def read_text_lines(ctx: ParseContext, *, encoding: str = "utf-8") -> Iterator[t
     with open_input(ctx.path, ctx.source_file) as fh:
         lineno = 0
         while True:
-            raw = fh.readline(MAX_LINE_BYTES + 1)
+            try:
+                raw = fh.readline(MAX_LINE_BYTES + 1)
+            except InputError as err:  # damaged gzip data: the line it begins on
+                raise at_line(err, lineno + 1) from None
             if not raw:
                 break
             lineno += 1
@@ -760,10 +804,10 @@ def text_chunks(
     done = 0
     rest = b""
     with open_input(ctx.path, ctx.source_file) as fh:
-        block = fh.read(chunk_bytes)
+        block = _read_text(fh, chunk_bytes, lineno)
         bom = len(UTF8_BOM) if block.startswith(UTF8_BOM) else 0
         if bom:
-            block = block[bom:] or fh.read(chunk_bytes)
+            block = block[bom:] or _read_text(fh, chunk_bytes, lineno)
         while True:
             data = rest + block
             if block:
@@ -778,7 +822,7 @@ def text_chunks(
                 cut = data.rfind(b"\n") + 1
                 if cut == 0:
                     rest = data
-                    block = fh.read(chunk_bytes)
+                    block = _read_text(fh, chunk_bytes, lineno)
                     continue
                 data, rest = data[:cut], data[cut:]
             elif not data:
@@ -794,4 +838,4 @@ def text_chunks(
             ctx.progress(done)
             if not block:
                 break
-            block = fh.read(chunk_bytes)
+            block = _read_text(fh, chunk_bytes, lineno)

@@ -29,7 +29,15 @@ import yaml
 
 from mqcap.errors import InputError
 from mqcap.parsers import _clock
-from mqcap.parsers.base import TEXT_LINEAGE, Batch, ParseContext, Parser, Table, open_input
+from mqcap.parsers.base import (
+    TEXT_LINEAGE,
+    Batch,
+    ParseContext,
+    Parser,
+    Table,
+    open_input,
+    read_text_upto,
+)
 
 MANIFEST_NAMES = ("run.yaml", "run.yml")
 # A manifest is a page of YAML; these bounds keep a hostile one cheap to refuse.
@@ -494,7 +502,7 @@ def read_yaml(ctx: ParseContext, what: str) -> object:
         doc = read_yaml(ParseContext(path=p, source_file="s/r1/run.yaml"), "a run manifest")
     """
     with open_input(ctx.path, ctx.source_file) as fh:
-        data = fh.read(MAX_MANIFEST_BYTES + 1)
+        data = read_text_upto(fh, MAX_MANIFEST_BYTES + 1)
     if len(data) > MAX_MANIFEST_BYTES:
         raise ctx.error(
             f"larger than {MAX_MANIFEST_BYTES} bytes: not {what}",
