@@ -602,3 +602,33 @@ def test_backlog_and_fit_labels_are_worded_by_the_marts(marts):
         marts("select count(*) filter (where pools_variants), count(*) from marts.fct_fit")[0][0]
         == 0
     )
+
+
+def test_every_description_is_a_comment_in_the_warehouse(marts):
+    # macros/persist_descriptions.sql: the YAML descriptions of the models and seeds a build
+    # made, as DuckDB comments on their relations and columns (what SQL clients show).
+    import yaml
+
+    want_rel, want_col = {}, {}
+    for path in [*PROJECT.glob("models/**/*.yml"), PROJECT / "seeds" / "_seeds.yml"]:
+        doc = yaml.safe_load(path.read_text()) or {}
+        for node in [*doc.get("models", []), *doc.get("seeds", [])]:
+            if node.get("description"):
+                want_rel[node["name"]] = node["description"]
+            for col in node.get("columns", []):
+                if col.get("description"):
+                    want_col[(node["name"], col["name"])] = col["description"]
+    got_rel = dict(
+        marts("select table_name, comment from duckdb_tables() where comment is not null")
+        + marts("select view_name, comment from duckdb_views() where comment is not null")
+    )
+    got_col = {
+        (t, c): text
+        for t, c, text in marts(
+            "select table_name, column_name, comment from duckdb_columns() "
+            "where comment is not null"
+        )
+    }
+    # Every model and seed of the project is built on DuckDB (none is disabled there).
+    assert len(want_rel) > 80 and got_rel == want_rel
+    assert len(want_col) > 700 and got_col == want_col
