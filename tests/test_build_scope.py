@@ -44,7 +44,7 @@ def con(tmp_path: Path) -> duckdb.DuckDBPyConnection:
             baseline_run_key varchar, interval_start timestamp, interval_end timestamp,
             interval_start_utc timestamp, interval_end_utc timestamp, description varchar);
         create table intermediate.int_file_runs (file_id bigint, run_key varchar);
-        create table intermediate.int_driver_results_attributed (file_id bigint, run_key varchar);
+        create table intermediate.int_driver_results_candidates (file_id bigint, run_key varchar);
         create table staging.stg_ascpu__intervals (file_id bigint, interval_start timestamp,
             interval_end timestamp);
         create table staging.stg_amqsrua__elements (file_id bigint,
@@ -179,7 +179,7 @@ def test_scope_of_a_killed_build_stays_until_a_build_completes(con) -> None:
 def test_a_view_that_cannot_be_read_means_a_full_build(con) -> None:
     """A staging or intermediate view dropped by hand: the scope cannot be known from the views,
     so the build is a full one (which makes the views again), not a crash."""
-    con.execute("drop table intermediate.int_driver_results_attributed")
+    con.execute("drop table intermediate.int_driver_results_candidates")
     got = scope.compute_scope(con, _state(LOADED))
     assert got.full and "a view of the last build cannot be read" in got.reason
-    assert "int_driver_results_attributed" in got.reason
+    assert "int_driver_results_candidates" in got.reason

@@ -107,6 +107,22 @@ def test_results_files_never_drop_in_silence(settings, sample_study):
     day_rows = "study,run_id,rate_per_s,round_trip_us\n{}newstudy,n5,222.0,4504\n"
     (raw / "daylog" / "results.csv").write_text(day_rows.format("attls,ssl-chacha-2k,111.0,9009\n"))
 
+    # (8) Invented (seen as a user): another run's results copied into a run folder beside its
+    # own: two results at the same precedence for attls/ssl-chacha-16k. Neither counts, both
+    # files are named; the build passes.
+    shutil.copy(
+        raw / "attls" / "ssl-chacha-2k" / "results.csv",
+        raw / "attls" / "ssl-chacha-16k" / "copy-results.csv",
+    )
+    # (9) Invented: two day files outside run folders each naming newstudy/n6, which has no
+    # results of its own.
+    _manifest(raw / "newstudy" / "n6", "newstudy", "n6")
+    for day, (rate, rt) in {"monday": (300.0, 3333), "tuesday": (301.0, 3322)}.items():
+        (raw / day).mkdir()
+        (raw / day / "results.csv").write_text(
+            f"study,run_id,rate_per_s,round_trip_us\nnewstudy,n6,{rate},{rt}\n"
+        )
+
     first = run(settings, reports=False)
 
     assert first.data_problems  # exit 1
@@ -149,7 +165,32 @@ def test_results_files_never_drop_in_silence(settings, sample_study):
         "(counted from attls/ssl-chacha-2k/results.csv) whose own folder has results: a file in "
         "a run folder counts for its run and these rows do not (delete them here, or that file)"
     )
-    assert first.problems == [outranked, finding]
+
+    def ambiguous(path: str, run_key: str, sources: str) -> str:
+        return (
+            f"rows reach no run: {path}: 1 of 1 results row record(s) (landing.driver_results) "
+            "reach no run: two or more load-driver results at the same precedence give run(s) "
+            f"{run_key} (2 results: {sources}): none counts, as which one measured the run "
+            "cannot be told (keep one: delete or move the others)"
+        )
+
+    copies = "attls/ssl-chacha-16k/copy-results.csv line 2, attls/ssl-chacha-16k/results.csv line 2"
+    days = "monday/results.csv line 2, tuesday/results.csv line 2"
+    assert first.problems == [
+        ambiguous("attls/ssl-chacha-16k/copy-results.csv", "attls/ssl-chacha-16k", copies),
+        ambiguous("attls/ssl-chacha-16k/results.csv", "attls/ssl-chacha-16k", copies),
+        outranked,
+        finding,
+        ambiguous("monday/results.csv", "newstudy/n6", days),
+        ambiguous("tuesday/results.csv", "newstudy/n6", days),
+    ]
+    # Neither run has results; the build passed.
+    assert first.build is not None and first.build.ok
+    assert _rows(
+        settings,
+        "select count(*) from marts.fct_driver_results "
+        "where run_key in ('attls/ssl-chacha-16k', 'newstudy/n6')",
+    ) == [(0,)]
     # The day file's other row feeds its run; the outranked one feeds nothing.
     assert _rows(
         settings,
@@ -194,6 +235,8 @@ def test_results_files_never_drop_in_silence(settings, sample_study):
     )
     (raw / "newstudy" / "n1" / "cpu.csv").unlink()
     (raw / "daylog" / "results.csv").write_text(day_rows.format(""))
+    (raw / "attls" / "ssl-chacha-16k" / "copy-results.csv").unlink()
+    (raw / "tuesday" / "results.csv").unlink()
     code, out = _cli_run(settings)
     assert code == 0, out
     assert "rows reach no run" not in out
@@ -201,16 +244,20 @@ def test_results_files_never_drop_in_silence(settings, sample_study):
     assert _rows(
         settings,
         "select count(*), count(*) filter (where is_dropped) from marts.fct_file_reconciliation",
-    ) == [(17, 0)]
+    ) == [(18, 0)]
+    # The runs with one results source left count it again (the incremental build knew which
+    # runs the removed files fed: int_driver_results_candidates).
     assert _rows(
         settings,
         "select run_key, round_trip_us from marts.fct_driver_results "
-        "where run_key like 'newstudy/%' or round_trip_us = 2125 order by 1, 2",
+        "where run_key like 'newstudy/%' or round_trip_us in (2125, 11946) order by 1, 2",
     ) == [
+        ("attls/ssl-chacha-16k", 11946.0),
         ("newstudy/n1", 2172.0),
         ("newstudy/n2", 1951.0),
         ("newstudy/n3", 2125.0),
         ("newstudy/n5", 4504.0),
+        ("newstudy/n6", 3333.0),
     ]
     status = _status(settings)
     assert "rows reach no run" not in status and "set aside: 0 file(s)" in status

@@ -74,6 +74,51 @@ driver_outranked as (
     group by outranked.file_id
 ),
 
+-- Runs with two or more results rows at their best precedence (int_driver_results_candidates):
+-- none of them counts. Per file and driver format: those runs, each with every file and line
+-- that gives it results there.
+driver_ambiguous_rows as (
+    select
+        candidates.run_key,
+        candidates.file_id,
+        candidates.driver_format,
+        candidates.source_file || ' line ' || cast(candidates.source_line as {{ dbt.type_string() }})
+            as file_and_line
+    from {{ ref('int_driver_results_candidates') }} as candidates
+    where candidates.attribution_rank = candidates.best_rank and candidates.rows_at_rank > 1
+),
+
+driver_ambiguous_runs as (
+    select
+        run_key,
+        cast(count(*) as {{ dbt.type_string() }}) || ' results: '
+        || {{ mqcap_string_agg('file_and_line', "', '", 'file_and_line', distinct=true) }}
+            as sources
+    from driver_ambiguous_rows
+    group by run_key
+),
+
+driver_ambiguous as (
+    select
+        ambiguous.source_table,
+        ambiguous.file_id,
+        {{ mqcap_string_agg('ambiguous.run_and_sources', "'; '", 'ambiguous.run_and_sources', distinct=true) }}
+            as ambiguous_runs
+    from (
+        select
+            case rows_in.driver_format
+                when 'driver_csv' then 'driver_results'
+                when 'mq_cph' then 'driver_cph'
+                else 'driver_cphtestp'
+            end as source_table,
+            rows_in.file_id,
+            rows_in.run_key || ' (' || runs.sources || ')' as run_and_sources
+        from driver_ambiguous_rows as rows_in
+        inner join driver_ambiguous_runs as runs on rows_in.run_key = runs.run_key
+    ) as ambiguous
+    group by ambiguous.source_table, ambiguous.file_id
+),
+
 records as (
     select
         'driver_results' as source_table,
@@ -266,6 +311,7 @@ judged as (
         files.rows_landed,
         files.unknown_lines,
         outranked.outranked_runs,
+        ambiguous.ambiguous_runs,
         case
             when files.kind = 'driver_csv' then 'every'
             when
@@ -283,6 +329,10 @@ judged as (
         on
             per_file.source_table = 'driver_results'
             and per_file.file_id = outranked.file_id
+    left join driver_ambiguous as ambiguous
+        on
+            per_file.source_table = ambiguous.source_table
+            and per_file.file_id = ambiguous.file_id
     where coalesce(files.attribution, '') <> 'none'
 )
 
@@ -309,6 +359,11 @@ select
     case
         when expectation = 'every' and records_reaching = records then null
         when expectation = 'any' and records_reaching > 0 then null
+        when ambiguous_runs is not null
+            then
+                'two or more load-driver results at the same precedence give run(s) '
+                || ambiguous_runs
+                || ': none counts, as which one measured the run cannot be told (keep one: delete or move the others)'
         when outranked_runs is not null
             then
                 'its rows name run(s) ' || outranked_runs

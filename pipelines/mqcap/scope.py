@@ -83,7 +83,7 @@ TIMED_VIEWS: dict[str, tuple[str, str, str]] = {
 STUDY_WIDE = ("study_folder", "by_workload")
 
 _FILE_RUNS_SQL = """select file_id, run_key from intermediate.int_file_runs
-    union select file_id, run_key from intermediate.int_driver_results_attributed"""
+    union select file_id, run_key from intermediate.int_driver_results_candidates"""
 
 _RUN_COLS = (
     "run_key, study, baseline_run_key, interval_start, interval_end, "
