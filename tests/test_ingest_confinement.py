@@ -343,6 +343,9 @@ def test_the_limit_also_holds_where_a_gzip_is_read_without_the_hashing_pass(sett
         for _ in base.read_text_lines(ctx):
             pass
     assert exc.value.file == "bomb.txt.gz"
+    # A text file: the line being read when the limit was passed (not a byte).
+    assert exc.value.line is not None and exc.value.offset is None
+    assert str(exc.value).startswith(f"bomb.txt.gz line {exc.value.line}: ")
 
 
 def test_progress_of_a_large_file_keeps_whole_file_counts(settings, monkeypatch):

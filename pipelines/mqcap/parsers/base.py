@@ -697,8 +697,9 @@ def read_head(path: Path, n: int) -> bytes:
 
 
 def at_line(err: InputError, line: int) -> InputError:
-    """``err`` placed at ``line`` if it names no position in lines (damaged gzip data found while
-    reading a text file names a byte of the decompressed content; a text format names lines).
+    """``err`` placed at ``line`` if it names no line: damaged gzip data or a gzip limit found
+    while reading a text file names a byte of the decompressed content, a text format names
+    lines.
 
     Example:
         >>> str(at_line(InputError("damaged gzip data", file="a.txt", offset=0), 1))
@@ -706,7 +707,10 @@ def at_line(err: InputError, line: int) -> InputError:
     """
     if err.line is not None:
         return err
-    return InputError(err.reason, file=err.file, line=line, field=err.field)
+    placed = type(err).__new__(type(err))  # the same kind (GzipLimitError stays one)
+    placed.__dict__.update(err.__dict__, line=line, offset=None)
+    placed.args = (f"{placed.where()}: {placed.reason}",)
+    return placed
 
 
 def _read_text(fh: Any, n: int, line: int) -> bytes:
