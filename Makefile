@@ -95,8 +95,10 @@ FAULT_MATRIX ?= $(if $(CI),full,cover)
 # Whole modules per worker (--dist loadfile): a module's fixtures (a warehouse, a render) are
 # built once; tests/conftest.py orders them longest first, and --no-loadscope-reorder keeps that
 # order (xdist would otherwise hand out the modules with the most tests first).
+# WORKERS: pytest-xdist workers (2 on the 2-core machine the figures are measured on).
+WORKERS ?= 2
 unit: dev spark browser
-	MQCAP_KILL_CHAIN=$(KILL_CHAIN) MQCAP_FAULT_MATRIX=$(FAULT_MATRIX) $(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder --durations=25 \
+	MQCAP_KILL_CHAIN=$(KILL_CHAIN) MQCAP_FAULT_MATRIX=$(FAULT_MATRIX) $(BIN)/python -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder --durations=25 \
 	  $(SOAKS) $(COV_ARGS)
 
 test: lint unit
