@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from mqcap.settings import Settings
 
-from helpers import PROJECT
+from helpers import PROJECT, copy_run, layout_settings
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -96,3 +96,37 @@ def sample_warehouse(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -
             assert build(settings).ok
             built.write_text("ok\n")
     return root / "warehouse.duckdb"
+
+
+@pytest.fixture(scope="session")
+def mini_run(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """The ten-run mini study (tests/fixtures/mini_study) through ``mqcap run`` without reports,
+    once per test session (the first xdist worker to ask runs it, the other waits): 20 files
+    landed, the landing checks, the dbt build and the mart checks all passed. A folder laid out
+    as the ``settings`` fixture's; start a test from it with ``mini_settings`` (a copy)."""
+    from mqcap.pipeline import run
+
+    base = tmp_path_factory.getbasetemp()
+    shared = base if worker_id == "master" else base.parent
+    root = shared / "shared-mini-run"
+    with open(shared / "shared-mini-run.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = shared / "shared-mini-run.ok"
+        if not done.exists():
+            shutil.rmtree(root, ignore_errors=True)  # a run that failed in another worker
+            shutil.copytree(
+                Path(__file__).parent / "fixtures" / "mini_study" / "attls", root / "raw" / "attls"
+            )
+            result = run(layout_settings(root), reports=False)
+            assert len(result.ingest.landed) == 20 and not result.ingest.set_aside
+            assert result.landing.ok and result.marts.ok and result.build.ok
+            assert not result.problems and not result.data_problems
+            done.write_text("ok\n")
+    return root
+
+
+@pytest.fixture
+def mini_settings(mini_run: Path, tmp_path: Path) -> Settings:
+    """Settings on a copy (under tmp_path) of the session's ``mini_run``: the mini study landed,
+    built and checked; its study folder is ``settings.raw_root / "attls"``."""
+    return layout_settings(copy_run(mini_run, tmp_path))

@@ -153,3 +153,27 @@ def copy_warehouse(src: Path, dest: Path) -> Path:
     dest.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(src, dest)
     return dest
+
+
+def copy_run(src: Path, dest: Path) -> Path:
+    """A copy of a whole mqcap state laid out as the ``settings`` fixture lays it out (``raw/``,
+    ``wh/warehouse.duckdb`` with its ``wh/warehouse.mqcap/``, ``reports/``) from ``src`` into
+    ``dest``: the raw files keep their times, so mqcap finds the copy up to date (nothing new
+    to land, build, check or render). Returns ``dest``."""
+    for part in ("raw", "wh", "reports"):
+        if (src / part).exists():
+            shutil.copytree(src / part, dest / part, symlinks=True, dirs_exist_ok=True)
+    return dest
+
+
+def layout_settings(root: Path):
+    """Settings laid out under ``root`` as the ``settings`` fixture lays them out: raw root
+    ``raw/``, warehouse ``wh/warehouse.duckdb``, reports ``reports/``; the checkout's project."""
+    from mqcap.settings import Settings
+
+    return Settings.load(
+        warehouse=root / "wh" / "warehouse.duckdb",
+        raw=root / "raw",
+        reports_out=root / "reports",
+        project_root=PROJECT,
+    )

@@ -18,11 +18,11 @@ def _rows(settings, sql: str):
         con.close()
 
 
-def test_deletion_rename_and_run_id_edit_follow_the_raw_folder_into_the_marts(
-    settings, sample_study
-):
-    first = run(settings, reports=False)
-    assert first.marts.ok and len(first.ingest.landed) == 20
+def test_deletion_rename_and_run_id_edit_follow_the_raw_folder_into_the_marts(mini_settings):
+    # The mini study's 20 files landed, built and checked (tests/conftest.py mini_run).
+    settings = mini_settings
+    sample_study = settings.raw_root / "attls"
+    assert run(settings, reports=False).nothing_new
     assert _rows(settings, "select count(*), sum(round_trip_us) from marts.fct_driver_results") == [
         (10, 1823793.0)
     ]

@@ -4,38 +4,24 @@ integers as BIGINT in the marts, in sql output and in exports."""
 from __future__ import annotations
 
 import json
-import shutil
 
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from mqcap.build import build
 from mqcap.cli import main
 from mqcap.export import export_marts
-from mqcap.ingest import ingest
 from mqcap.settings import Settings
 
-from helpers import PROJECT
-
-MINI = PROJECT / "tests" / "fixtures" / "mini_study" / "attls"
+from helpers import PROJECT, copy_run, layout_settings
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Settings:
-    """The ten-run mini study landed and built (no checks, no reports), once for this module."""
-    base = tmp_path_factory.mktemp("sql")
-    shutil.copytree(MINI, base / "raw" / "attls")
-    s = Settings.load(
-        warehouse=base / "wh" / "warehouse.duckdb",
-        raw=base / "raw",
-        reports_out=base / "reports",
-        project_root=PROJECT,
-    )
-    ingest(s)
-    assert build(s).ok
-    return s
+def built(tmp_path_factory, mini_run) -> Settings:
+    """The ten-run mini study landed, built and checked (no reports): a copy of the session's
+    run (tests/conftest.py), once for this module."""
+    return layout_settings(copy_run(mini_run, tmp_path_factory.mktemp("sql")))
 
 
 def _sql(s: Settings, *args: str):

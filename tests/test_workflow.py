@@ -104,8 +104,8 @@ def test_watcher_batches_a_burst_until_every_file_has_settled(settings):
     assert watcher.poll() == [a, b]
 
 
-def test_export_writes_marts_partitioned_by_study_and_sql_parquet(settings, sample_study):
-    run(settings, reports=False)
+def test_export_writes_marts_partitioned_by_study_and_sql_parquet(mini_settings):
+    settings = mini_settings  # the mini study landed, built and checked (tests/conftest.py)
     out = settings.warehouse.parent / "export"
     written = export_marts(settings, out, ["fct_driver_results", "fct_comparison"])
     assert sorted(written) == ["fct_comparison", "fct_driver_results"]
