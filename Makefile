@@ -97,7 +97,7 @@ FAULT_MATRIX ?= $(if $(CI),full,cover)
 # order (xdist would otherwise hand out the modules with the most tests first).
 # WORKERS: pytest-xdist workers. 3 on this 2-core machine: the tests wait on dbt, Spark, the
 # report kernels and locks, and a third worker fills those waits (a fresh-clone make test took
-# 17.4 min with 3 against 19.6-20.2 min with 2, CPU use 175 % of 200 % with 2).
+# 17.3 min with 3 against 19.7-20.2 min with 2 on 2026-11-27; CPU 175 % of 200 % with 2).
 WORKERS ?= 3
 unit: dev spark browser
 	MQCAP_KILL_CHAIN=$(KILL_CHAIN) MQCAP_FAULT_MATRIX=$(FAULT_MATRIX) $(BIN)/python -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder --durations=25 \
