@@ -69,60 +69,65 @@ def sample_study(settings: Settings) -> Path:
     return dest
 
 
+def _once_per_session(
+    tmp_path_factory: pytest.TempPathFactory, worker_id: str, name: str, make
+) -> Path:
+    """The folder ``name`` in the session's shared temp folder, made by ``make(folder)`` once per
+    test session: the first xdist worker to ask makes it under a lock, the others wait for it;
+    a folder a failed ``make`` left is made again."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base if worker_id == "master" else base.parent  # pytest-N, this session's own
+    root = shared / name
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = shared / f"{name}.ok"
+        if not done.exists():
+            shutil.rmtree(root, ignore_errors=True)
+            root.mkdir()
+            make(root)
+            done.write_text("ok\n")
+    return root
+
+
 @pytest.fixture(scope="session")
 def sample_warehouse(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
-    """The bundled sample studies (data/sample) ingested and built once per test session: the
-    first xdist worker to ask builds it, the other waits for it (a lock file in the session's
-    shared temp folder). Read it, or copy it first (``copy_warehouse``) to write to it."""
+    """The bundled sample studies (data/sample) ingested and built once per test session (the
+    first xdist worker to ask builds it, the others wait). Read it, or copy it first
+    (``copy_warehouse``) to write to it."""
     from mqcap.build import build
     from mqcap.ingest import ingest
 
-    base = tmp_path_factory.getbasetemp()
-    shared = base if worker_id == "master" else base.parent  # pytest-N, this session's own
-    root = shared / "shared-sample-warehouse"
-    with open(shared / "shared-sample-warehouse.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        built = root / "built"
-        if not built.exists():
-            shutil.rmtree(root, ignore_errors=True)  # a build that failed in another worker
-            root.mkdir()
-            settings = Settings.load(
-                warehouse=root / "warehouse.duckdb",
-                raw=PROJECT / "data" / "sample",  # ingest only reads it
-                project_root=PROJECT,
-            )
-            report = ingest(settings)
-            assert report.set_aside == [] and len(report.landed) > 300, report.summary()
-            assert build(settings).ok
-            built.write_text("ok\n")
+    def make(root: Path) -> None:
+        settings = Settings.load(
+            warehouse=root / "warehouse.duckdb",
+            raw=PROJECT / "data" / "sample",  # ingest only reads it
+            project_root=PROJECT,
+        )
+        report = ingest(settings)
+        assert report.set_aside == [] and len(report.landed) > 300, report.summary()
+        assert build(settings).ok
+
+    root = _once_per_session(tmp_path_factory, worker_id, "shared-sample-warehouse", make)
     return root / "warehouse.duckdb"
 
 
 @pytest.fixture(scope="session")
 def mini_run(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
     """The ten-run mini study (tests/fixtures/mini_study) through ``mqcap run`` without reports,
-    once per test session (the first xdist worker to ask runs it, the other waits): 20 files
-    landed, the landing checks, the dbt build and the mart checks all passed. A folder laid out
-    as the ``settings`` fixture's; start a test from it with ``mini_settings`` (a copy)."""
+    once per test session: 20 files landed, the landing checks, the dbt build and the mart
+    checks all passed. A folder laid out as the ``settings`` fixture's; start a test from it
+    with ``mini_settings`` (a copy)."""
     from mqcap.pipeline import run
 
-    base = tmp_path_factory.getbasetemp()
-    shared = base if worker_id == "master" else base.parent
-    root = shared / "shared-mini-run"
-    with open(shared / "shared-mini-run.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        done = shared / "shared-mini-run.ok"
-        if not done.exists():
-            shutil.rmtree(root, ignore_errors=True)  # a run that failed in another worker
-            shutil.copytree(
-                Path(__file__).parent / "fixtures" / "mini_study" / "attls", root / "raw" / "attls"
-            )
-            result = run(layout_settings(root), reports=False)
-            assert len(result.ingest.landed) == 20 and not result.ingest.set_aside
-            assert result.landing.ok and result.marts.ok and result.build.ok
-            assert not result.problems and not result.data_problems
-            done.write_text("ok\n")
-    return root
+    def make(root: Path) -> None:
+        study = Path(__file__).parent / "fixtures" / "mini_study" / "attls"
+        shutil.copytree(study, root / "raw" / "attls")
+        result = run(layout_settings(root), reports=False)
+        assert len(result.ingest.landed) == 20 and not result.ingest.set_aside
+        assert result.landing.ok and result.marts.ok and result.build.ok
+        assert not result.problems and not result.data_problems
+
+    return _once_per_session(tmp_path_factory, worker_id, "shared-mini-run", make)
 
 
 @pytest.fixture
