@@ -95,10 +95,12 @@ FAULT_MATRIX ?= $(if $(CI),full,cover)
 # Whole modules per worker (--dist loadfile): a module's fixtures (a warehouse, a render) are
 # built once; tests/conftest.py orders them longest first, and --no-loadscope-reorder keeps that
 # order (xdist would otherwise hand out the modules with the most tests first).
-# WORKERS: pytest-xdist workers. 3 on this 2-core machine: the tests wait on dbt, Spark, the
-# report kernels and locks, and a third worker fills those waits (a fresh-clone make test took
-# 17.3 min with 3 against 19.7-20.2 min with 2 on 2026-11-27; CPU 175 % of 200 % with 2).
-WORKERS ?= 3
+# WORKERS: pytest-xdist workers. 3 for make test on this 2-core machine: the tests wait on dbt,
+# Spark, the report kernels and locks, and a third worker fills those waits (a fresh-clone make
+# test took 17.3 min with 3 against 19.7-20.2 min with 2 on 2026-11-27; CPU 175 % of 200 % with
+# 2). 2 under CI: there the soaks and coverage keep both cores busy, and a CI=true run with 3
+# had finished only 40 % of its tests after 46 min (the whole run took 44 min with 2).
+WORKERS ?= $(if $(CI),2,3)
 unit: dev spark browser
 	MQCAP_KILL_CHAIN=$(KILL_CHAIN) MQCAP_FAULT_MATRIX=$(FAULT_MATRIX) $(BIN)/python -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder --durations=25 \
 	  $(SOAKS) $(COV_ARGS)
