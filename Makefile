@@ -18,10 +18,14 @@ venv: $(STAMP)
 # and test locks here, against pip's 60 s), itself pinned and kept apart from the
 # venv (.venv/.uv). Where uv cannot be had or fails, pip installs the same locks (a line per
 # package). Either prints what it installs; nothing is resolved again, the locks are exact.
+# Both write the packages' bytecode (.pyc) at install (pip does by default, uv with
+# --compile-bytecode): where PYTHONDONTWRITEBYTECODE is set, as on this machine, Python never
+# caches what it compiles, and every process compiled GX, dbt, pandas and scipy from source
+# again (`import great_expectations` 10.5 s against 3.5-4 s with the bytecode written).
 UV_VERSION := 0.13.9
 UV := $(VENV)/.uv/bin/uv
 PIP := $(BIN)/python -m pip install --disable-pip-version-check --progress-bar off
-INSTALL = if test -x $(UV); then $(UV) pip install --python $(BIN)/python $(1) \
+INSTALL = if test -x $(UV); then $(UV) pip install --compile-bytecode --python $(BIN)/python $(1) \
   || { echo "uv failed: installing with pip instead"; $(PIP) $(1); }; else $(PIP) $(1); fi
 
 $(UV):
@@ -55,7 +59,12 @@ $(SPARK_STAMP): $(STAMP) requirements-spark.lock
 	$(PIP) -r requirements-spark.lock
 	@touch $(SPARK_STAMP)
 
+# mqcap's own code, and the tests, compiled too (an editable install compiles nothing; a file
+# changed since is compiled again here, the rest are skipped).
+COMPILE_OWN = $(BIN)/python -m compileall -q pipelines/mqcap tests >/dev/null
+
 demo: venv
+	@$(COMPILE_OWN)
 	$(BIN)/mqcap demo
 
 lint: dev
@@ -102,6 +111,7 @@ FAULT_MATRIX ?= $(if $(CI),full,cover)
 # had finished only 40 % of its tests after 46 min (the whole run took 44 min with 2).
 WORKERS ?= $(if $(CI),2,3)
 unit: dev spark browser
+	@$(COMPILE_OWN)
 	MQCAP_KILL_CHAIN=$(KILL_CHAIN) MQCAP_FAULT_MATRIX=$(FAULT_MATRIX) $(BIN)/python -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder --durations=25 \
 	  $(SOAKS) $(COV_ARGS)
 
