@@ -430,6 +430,12 @@ class Lane:
         if code is not None:  # run from the project copy (its package, its dbt project)
             self.killer.env["PYTHONPATH"] = str(code / "pipelines")
             self.killer.cwd = code
+        # Not measured by a parent's coverage run (CI's): most of the chain's runs die by
+        # SIGKILL and never write their coverage data, so tracing them is only cost; the code
+        # they run is measured by the other tests, this module's mid-ingest and mid-build kills
+        # among them.
+        for name in ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START"):
+            self.killer.env.pop(name, None)
         self.hit: dict[str, int] = {}
         self.render_kills_after_change = 0
 
