@@ -107,8 +107,9 @@ FAULT_MATRIX ?= $(if $(CI),full,cover)
 # WORKERS: pytest-xdist workers. 3 for make test on this 2-core machine: the tests wait on dbt,
 # Spark, the report kernels and locks, and a third worker fills those waits (a fresh-clone make
 # test took 17.3 min with 3 against 19.7-20.2 min with 2 on 2026-11-27; CPU 175 % of 200 % with
-# 2). 2 under CI: there the soaks and coverage keep both cores busy, and a CI=true run with 3
-# had finished only 40 % of its tests after 46 min (the whole run took 44 min with 2).
+# 2). 2 under CI, the count every passing CI run used. Whether 3 is faster there is not
+# measured: a CI=true run with 3 was stopped at 40 % after 46 min, about where a whole two-worker
+# run (56 min, CPU 131 % of 200 %) stood after 50 min.
 WORKERS ?= $(if $(CI),2,3)
 unit: dev spark browser
 	@$(COMPILE_OWN)
