@@ -90,9 +90,8 @@ COVERAGE ?= $(CI)
 COV_ARGS = $(if $(COVERAGE),--cov --cov-report=term --cov-fail-under=$(COVERAGE_FLOOR),)
 
 # The seeded kill chain (docs/reliability.md) kills `mqcap run` 5 times by default (every phase
-# once, one lane) and 100
-# times under CI (CI=true). CI also runs the soaks (tests marked `soak`: the Spark engine's
-# multi-build tests and the standalone Spark cluster); `make test` elsewhere leaves them out so
+# once, one lane) and 100 times under CI (CI=true). CI also runs the soaks (tests marked `soak`:
+# the Spark engine's multi-build tests and the standalone Spark cluster); `make test` elsewhere leaves them out so
 # that it answers in minutes (docs/developer.md "Tests").
 KILL_CHAIN ?= $(if $(CI),100,5)
 SOAKS ?= $(if $(CI),,-m "not soak")
@@ -100,6 +99,9 @@ SOAKS ?= $(if $(CI),,-m "not soak")
 # format with three faults, every fault at least once: 51 of 184 cases, 17 of 68 environment
 # cases), all of it under CI.
 FAULT_MATRIX ?= $(if $(CI),full,cover)
+# The incremental-equals-full test (tests/test_incremental_build.py): its first step in
+# `make test` (3 dbt builds), all six under CI (13 builds; the first step once).
+INCREMENTAL_STEPS ?= $(if $(CI),6,1)
 
 # Whole modules per worker (--dist loadfile): a module's fixtures (a warehouse, a render) are
 # built once; tests/conftest.py orders them longest first, and --no-loadscope-reorder keeps that
@@ -113,7 +115,8 @@ FAULT_MATRIX ?= $(if $(CI),full,cover)
 WORKERS ?= $(if $(CI),2,3)
 unit: dev spark browser
 	@$(COMPILE_OWN)
-	MQCAP_KILL_CHAIN=$(KILL_CHAIN) MQCAP_FAULT_MATRIX=$(FAULT_MATRIX) $(BIN)/python -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder --durations=25 \
+	MQCAP_KILL_CHAIN=$(KILL_CHAIN) MQCAP_FAULT_MATRIX=$(FAULT_MATRIX) MQCAP_INCREMENTAL_STEPS=$(INCREMENTAL_STEPS) \
+	  $(BIN)/python -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder --durations=25 \
 	  $(SOAKS) $(COV_ARGS)
 
 test: lint unit
