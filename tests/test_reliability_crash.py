@@ -335,8 +335,11 @@ KILL_DELAY = {
 def warehouse_fingerprint(path: Path) -> dict[str, tuple[int, str]]:
     """Rows and an order-independent checksum of every landing and mart table.
 
-    ``file_id`` columns are left out: ids number files in the order they landed, which
-    differs when a kill interrupts a batch; the rows' source file and position stay in.
+    ``file_id`` columns are left out, and a row's own file id inside its key columns (``*_key``
+    built from it, e.g. ``fct_file_reconciliation.file_reconciliation_key``,
+    ``driver_results|24``) is read as ``<file>``: ids number files in the order they landed,
+    which differs when a kill interrupts a batch; the rows' source file and position stay in.
+    Only keys: other text (a manifest, a label) may hold the same number by chance.
     Floats are compared to 9 significant digits (1e-9 relative): DuckDB's aggregates add in
     the order rows arrive, which follows file ids, so the fits' standard errors of runs landed
     again after a deletion differ at about 3e-12 relative (seen: 1895.2648285697 against
@@ -349,24 +352,50 @@ def warehouse_fingerprint(path: Path) -> dict[str, tuple[int, str]]:
             """select table_schema, table_name from information_schema.tables
                where table_schema in ('landing', 'marts') order by 1, 2"""
         ).fetchall():
-            cols = [
-                f'"{c}"'
+            names = [
+                c
                 for (c,) in con.execute(
                     """select column_name from information_schema.columns
-                       where table_schema = ? and table_name = ? and column_name <> 'file_id'
-                       order by ordinal_position""",
+                       where table_schema = ? and table_name = ? order by ordinal_position""",
                     [schema, name],
                 ).fetchall()
             ]
+            cols = ", ".join(f'"{c}"' for c in names)
+            at = names.index("file_id") if "file_id" in names else None
+            keys = {i for i, c in enumerate(names) if c.endswith("_key")}
             rows = [
-                tuple(float(f"{v:.9g}") if isinstance(v, float) else v for v in r)
-                for r in con.execute(f'select {", ".join(cols)} from {schema}."{name}"').fetchall()
+                _row_print(r, at, keys)
+                for r in con.execute(f'select {cols} from {schema}."{name}"').fetchall()
             ]
             digest = hashlib.sha256("\n".join(sorted(repr(r) for r in rows)).encode()).hexdigest()
             out[f"{schema}.{name}"] = (len(rows), digest)
         return out
     finally:
         con.close()
+
+
+def _row_print(row: tuple, file_id_at: int | None, keys: set[int] = frozenset()) -> tuple:
+    """A row as the fingerprint compares it: floats to 9 significant digits, without its file id
+    (the column, and the id standing alone inside the key columns at ``keys``:
+    ``driver_results|24`` reads ``driver_results|<file>``; ``24k`` or ``124`` are not the id 24).
+
+    Example:
+        >>> row = ("driver_results|24", 24, "a/run-24k|124", "threads 24", 0.1 + 0.2)
+        >>> _row_print(row, 1, {0, 2})
+        ('driver_results|<file>', 'a/run-24k|124', 'threads 24', 0.3)
+    """
+    if file_id_at is None:
+        return tuple(float(f"{v:.9g}") if isinstance(v, float) else v for v in row)
+    own = re.compile(rf"(?<![0-9A-Za-z]){row[file_id_at]}(?![0-9A-Za-z])")
+    return tuple(
+        float(f"{v:.9g}")
+        if isinstance(v, float)
+        else own.sub("<file>", v)
+        if i in keys and isinstance(v, str)
+        else v
+        for i, v in enumerate(row)
+        if i != file_id_at
+    )
 
 
 def _kill_plan(rng: random.Random, kills: int, batches: int) -> list[list[str]]:
