@@ -109,9 +109,8 @@ INCREMENTAL_STEPS ?= $(if $(CI),6,1)
 # WORKERS: pytest-xdist workers. 3 for make test on this 2-core machine: the tests wait on dbt,
 # Spark, the report kernels and locks, and a third worker fills those waits (a fresh-clone make
 # test took 17.3 min with 3 against 19.7-20.2 min with 2 on 2026-11-27; CPU 175 % of 200 % with
-# 2). 2 under CI, the count every passing CI run used. Whether 3 is faster there is not
-# measured: a CI=true run with 3 was stopped at 40 % after 46 min, about where a whole two-worker
-# run (56 min, CPU 131 % of 200 %) stood after 50 min.
+# 2). 2 under CI: fresh-clone CI=true runs took 45.5 min with 2 and 53.0 min with 3 in one
+# session (CPU 152 % and 155 %: with 3 the Spark JVMs and dbt slowed each other).
 WORKERS ?= $(if $(CI),2,3)
 unit: dev spark browser
 	@$(COMPILE_OWN)
