@@ -28,7 +28,7 @@ from mqcap import warehouse
 from mqcap.ingest import ingest
 from mqcap.settings import Settings
 
-from helpers import FIXTURES, PROJECT, landing_fingerprint
+from helpers import FIXTURES, PROJECT, landing_fingerprint, layout_settings
 from reliability_summary import CRASH_SEED, KILL_POINTS, ledger_landing_disagreements
 
 # Minutes of kills and rebuilds: scheduled among the first modules (tests/conftest.py).
@@ -548,28 +548,27 @@ class Lane:
             assert "report attls                  html stale" in before.stdout, before.stdout
 
 
-def test_seeded_kill_chain_over_every_phase_ends_equal_to_a_clean_run(tmp_path):
+@pytest.mark.ci
+def test_seeded_kill_chain_over_every_phase_ends_equal_to_a_clean_run(tmp_path, mini_run):
     """SIGKILL `mqcap run` again and again in ingest, landing checks, build, mart checks and
     rendering, each kill followed by the next `mqcap run`: at the end landing and marts equal
     a clean run's table for table, every report exists, and status says all is done. One lane
     changes the reports' code half-way and kills the renders that follow: its reports end as
     the new code's.
 
-    MQCAP_KILL_CHAIN sets the number of kills (default 5, every phase once; CI runs 100). The kills are shared
-    among lanes (one per 5 kills, at most 4), each its own warehouse and seed, run side by
-    side: the chain spends most of its time waiting for a phase to start, so lanes give more
-    kills per minute with the same phases and the same checks.
+    MQCAP_KILL_CHAIN sets the number of kills (default 5, every phase once; CI, the only
+    suite that runs this test, sets 100: marked ``ci``). The kills are shared among lanes (one
+    per 5 kills, at most 4), each its own warehouse and seed, run side by side: the chain spends
+    most of its time waiting for a phase to start, so lanes give more kills per minute with the
+    same phases and the same checks.
     """
     kills_wanted = int(os.environ.get("MQCAP_KILL_CHAIN", "5"))
     lanes_n = max(1, min(4, kills_wanted // 5))
     source = FIXTURES / "mini_study" / "attls"
     runs = sorted(p.name for p in source.iterdir() if p.is_dir())
 
-    clean = _settings(tmp_path / "clean")
-    shutil.copytree(source, clean.raw_root / "attls")
-    ref = Killer(clean, random.Random(CRASH_SEED)).complete("-q", "run", "--no-reports")
-    assert ref.returncode == 0, ref.stdout + ref.stderr
-    reference = warehouse_fingerprint(clean.warehouse)
+    # The clean run: the session's mini study through `run` without reports (tests/conftest.py).
+    reference = warehouse_fingerprint(layout_settings(mini_run).warehouse)
 
     code = _project_copy(tmp_path / "kill-chain-code")
     lanes = [

@@ -29,7 +29,7 @@ from test_ingest_parallel import (
     count_parsed_here,
 )
 
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.ci]
 
 
 def record_pools(monkeypatch, on_start=None) -> list[tasks.SparkTaskPool]:

@@ -270,6 +270,7 @@ def user_folder(installed, tmp_path):
 
 @pytest.mark.e2e
 @pytest.mark.slow
+@pytest.mark.ci
 def test_installed_mqcap_runs_a_users_study_in_an_empty_folder(installed, user_folder):
     here = user_folder
     out = _mqcap(installed, here, "init").stdout
@@ -292,6 +293,7 @@ def test_installed_mqcap_runs_a_users_study_in_an_empty_folder(installed, user_f
 
 @pytest.mark.e2e
 @pytest.mark.slow
+@pytest.mark.ci
 def test_installed_mqcap_demo_runs_from_the_shipped_samples(installed, user_folder):
     here = user_folder
     _mqcap(installed, here, "init")
