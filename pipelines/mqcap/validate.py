@@ -291,9 +291,9 @@ _GX: dict = {}
 
 # Optional integrations GX imports at its own import when they are installed, and mqcap never
 # validates through: Spark DataFrames (pyspark, in the venv for the Spark engine) and BigQuery
-# (google-cloud-bigquery, which apache-otava requires). Seen as missing while GX imports, each
-# leaves GX's import about a second shorter (3.6 -> 2.9 s on this machine); once GX is in, they
-# import as usual, and one already imported (a Spark driver) is left alone.
+# (google-cloud-bigquery, which apache-otava requires). Seen as missing while GX imports, they
+# leave GX's import about a second shorter (4.0-4.2 -> 3.0-3.2 CPU-s in three pairs on this
+# machine); once GX is in, they import as usual, and one already imported is left alone.
 _GX_SKIPPED_IMPORTS = ("pyspark", "google.cloud.bigquery")
 
 
