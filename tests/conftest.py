@@ -34,6 +34,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(scope="session", autouse=True)
+def spark_test_settings() -> Path:
+    """Spark's settings for every session the tests start (the ingest's, the dbt process's, a
+    cluster's): ``SPARK_CONF_DIR`` is tests/fixtures/spark-conf (code generation off for the
+    tests' small studies: about 20 % of a Spark build; the file says why), unless the
+    environment names one. Subprocesses inherit it."""
+    import os
+
+    os.environ.setdefault("SPARK_CONF_DIR", str(Path(__file__).parent / "fixtures" / "spark-conf"))
+    return Path(os.environ["SPARK_CONF_DIR"])
+
+
+@pytest.fixture(scope="session", autouse=True)
 def shared_dbt_parse(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
     """dbt's saved parse shared by every warehouse this test session builds
     (``MQCAP_DBT_PARSE_CACHE``, mqcap.parse_cache): a new warehouse's first build reuses

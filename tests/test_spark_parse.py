@@ -76,6 +76,8 @@ def test_parsing_on_spark_executors_lands_what_one_process_lands(settings, tmp_p
     assert done_here == []  # every file and every part came from a Spark task
     assert len(pools) == 1
     pool = pools[0]
+    # The session read Spark's own settings file (SPARK_CONF_DIR, tests/conftest.py).
+    assert pool.spark.conf.get("spark.sql.codegen.factoryMode") == "NO_CODEGEN"
     # 34 small files in groups of at most 4 (9 tasks), the good dump in 8 parts (the bad one's
     # parts after its error are not wanted).
     assert pool.tasks_run >= 9 + 8 and pool.tasks_failed == 0
