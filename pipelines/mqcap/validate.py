@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib
 import json
 import logging
 import os
@@ -46,6 +47,7 @@ from mqcap.names import printable
 from mqcap.offline import make_offline
 from mqcap.progress import Progress
 from mqcap.settings import Settings
+from mqcap.untraced import untraced
 
 LEDGER = f"{warehouse.META}.ingest_ledger"
 
@@ -321,7 +323,7 @@ def import_gx():
     for name in hidden:
         sys.modules[name] = None  # type: ignore[assignment]  # import raises ImportError
     try:
-        import great_expectations
+        great_expectations = untraced(importlib.import_module, "great_expectations")
     finally:
         for name in hidden:
             if sys.modules.get(name, "") is None:
@@ -338,7 +340,7 @@ def _gx_context():
         warnings.filterwarnings("ignore", module="great_expectations")
         gx = import_gx()
 
-        ctx = gx.get_context(mode="ephemeral")
+        ctx = untraced(gx.get_context, mode="ephemeral")
         with contextlib.suppress(Exception):  # progress bars are cosmetic; API varies by release
             ctx.variables.progress_bars = {"globally": False}
         source = ctx.data_sources.add_pandas("mqcap")
@@ -517,7 +519,7 @@ def _data_docs(ctx, settings: Settings, keys: list) -> None:
         sites[base] = name
     owed, record = _suite_pages_owed(base)
     # Never an empty list: GX reads that as "every resource".
-    ctx.build_data_docs(site_names=[sites[base]], resource_identifiers=[*keys, *owed])
+    untraced(ctx.build_data_docs, site_names=[sites[base]], resource_identifiers=[*keys, *owed])
     if owed:
         (base / "expectations").mkdir(parents=True, exist_ok=True)
         (base / "expectations" / ".mqcap-pages.json").write_text(
@@ -603,8 +605,11 @@ def _gx_run(
             gx.Checkpoint(name=name, validation_definitions=[vd], result_format=fmt)
         )
         runs[name] = cached = (key, cp)
-    result = cached[1].run(
-        batch_parameters={"dataframe": df}, expectation_parameters=params, run_id=run_id
+    result = untraced(
+        cached[1].run,
+        batch_parameters={"dataframe": df},
+        expectation_parameters=params,
+        run_id=run_id,
     )
     return next(iter(result.run_results.values()))
 
