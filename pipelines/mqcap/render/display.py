@@ -22,6 +22,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from mqcap.untraced import untraced
+
 # Set to "document" by mqcap's own engine, which puts the Vega JavaScript once in <head>;
 # otherwise (Quarto CLI, Jupyter) the first chart of the kernel session carries it.
 VEGA_BUNDLE_ENV = "MQCAP_VEGA_BUNDLE"
@@ -169,7 +171,7 @@ def chart_spec(c: Any) -> dict[str, Any]:
     else:
         # Time series of NETSTAT samples easily pass Altair's default 5,000-row guard.
         with alt.data_transformers.enable("default", max_rows=None):
-            spec = c.to_dict()
+            spec = untraced(c.to_dict)  # Altair validates the spec: many calls, no mqcap code
     config = spec.setdefault("config", {})
     config.setdefault("mark", {}).setdefault("tooltip", True)
     return spec

@@ -21,6 +21,7 @@ import pandas as pd
 
 from mqcap.report.labels import DETAIL_COLUMNS, ROLES, size_label
 from mqcap.report.text import caption_lines
+from mqcap.untraced import untraced
 
 # The width, in CSS pixels, every chart is drawn at, axes and legends included. The HTML body
 # is 72rem (1,152 px, render/report.css) wide, so a chart takes its text width with room for
@@ -160,7 +161,7 @@ def drawn_width(chart, caption: bool = True) -> float | None:
         import vl_convert as vlc
 
         with alt.data_transformers.enable("default", max_rows=None):
-            spec = chart.to_dict()
+            spec = untraced(chart.to_dict)  # Altair's validation: many calls, no mqcap code
         if not caption:
             spec.pop("title", None)
         svg = vlc.vegalite_to_svg(spec, vl_version=_vl_version())
