@@ -378,7 +378,7 @@ def test_ctrl_c_exits_130_with_one_line(settings, sample_study):
             break
     proc.send_signal(signal.SIGINT)
     rest = proc.stdout.read()
-    assert proc.wait(timeout=60) == 130
+    assert proc.wait(timeout=60) == 130, rest
     assert "Traceback" not in rest
     assert rest.strip().splitlines()[-1] == (
         "mqcap: interrupted; what completed is kept, `mqcap run` does the rest"

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 import duckdb
 
-from mqcap import duplicates, warehouse
+from mqcap import duplicates, interrupt, warehouse
 from mqcap.errors import MqcapError, UsageError, os_problem
 from mqcap.names import printable
 from mqcap.progress import make_progress
@@ -169,6 +169,7 @@ def main(ctx: click.Context, **options) -> None:
     """
     ctx.ensure_object(dict)
     ctx.obj["options"] = {k: v for k, v in options.items() if v}
+    interrupt.install()
 
 
 def _jobs_option(fn):

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mqcap import warehouse
+from mqcap import interrupt, warehouse
 from mqcap.build import BuildResult, build, selection_for
 from mqcap.errors import WarehouseBusyError
 from mqcap.ingest import LEDGER, IngestReport, ingest
@@ -169,6 +169,7 @@ def _run(
 ) -> RunResult:
     formats = FORMATS[fmt] if reports else None
     landed = ingest(settings, paths, progress)
+    interrupt.check()  # a Ctrl-C that a callback swallowed stops the run here
     result = RunResult(ingest=landed)
     state = _state(settings)
     result.notes = state.notes
@@ -180,13 +181,16 @@ def _run(
         result.landing = validate(settings, "landing", None, progress)
     elif pending := state.landing_pending():
         result.landing = validate(settings, "landing", pending, progress)
+    interrupt.check()
     if force or not state.built():
         select = None if force else build_selection(state, settings)
         result.build = build(settings, select=select, progress=progress, complete=True, full=force)
+    interrupt.check()
     state = _state(settings)
     if force or not state.mart_checked():
         result.marts = validate(settings, "mart", None, progress)
         state = _state(settings)
+    interrupt.check()
     if reports:
         touched = landed.landed + landed.deleted
         affected = sorted({o.study for o in touched if o.study}) if paths else None
