@@ -3,7 +3,8 @@
     run calls run_keyed_incremental() at its top. Built with --vars '{mqcap_incremental: true}'
     (mqcap's incremental build), the rows of the runs listed in meta.build_scope (written by
     pipelines/mqcap/scope.py before dbt runs) are deleted and those runs' rows of the model's
-    query inserted, in one transaction (strategy run_scope); without that var (a plain
+    query inserted, in one statement (strategy run_scope, mqcap's DuckDB incremental
+    materialization: macros/materializations.sql); without that var (a plain
     `dbt build`, a full build) the table is rebuilt whole. The deletion also covers runs that no
     longer produce any row (a deleted file, a renamed run).
     On Spark (README "Engines") every build writes a new build folder, so there is no table to
@@ -36,15 +37,6 @@
         true
     {%- endif -%}
 {%- endmacro %}
-
-{% macro get_incremental_run_scope_sql(arg_dict) %}
-    {%- set target = arg_dict['target_relation'] -%}
-    {%- set columns = arg_dict['dest_columns'] | map(attribute='quoted') | join(', ') -%}
-    delete from {{ target }} where run_key in {{ build_scope_runs() }};
-    insert into {{ target }} ({{ columns }})
-    select {{ columns }} from {{ arg_dict['temp_relation'] }}
-    where run_key in {{ build_scope_runs() }};
-{% endmacro %}
 
 {#- The data tests of a run-keyed mart in an incremental build check the rows of the runs
     rebuilt: the other runs' rows are unchanged since the build that checked them (every key of
