@@ -268,8 +268,8 @@ def build(
     after a change of the dbt project's files).
     ``unit_tests``: also run the models' dbt unit tests. They check the SQL's arithmetic on
     made-up rows, not the data: they depend on the project's code only, which `make test` checks
-    (tests/test_dbt_unit_tests.py), so a user's build leaves them out (about 30 of them, a fifth
-    of a small study's build time).
+    (tests/test_pipeline_e2e.py runs every one), so a user's build leaves them out (29 of them,
+    a fifth of a small study's build time).
 
     Example:
         result = build(Settings.load())
