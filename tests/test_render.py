@@ -422,3 +422,25 @@ def test_pdf_tables_keep_their_caption_and_label_and_charts_take_the_text_width(
     assert links
     # poppler reads the file without complaint (no `/Suspects false` in the catalog).
     assert b"/Suspects" not in rendered["pdf"].read_bytes()
+
+
+def test_the_kernels_connection_file_lives_in_the_render_work_folder(tmp_path: Path) -> None:
+    """The kernel's ports and key are written in the render's work folder, not the temporary
+    folder: a render killed outright leaves them there, and the next render removes the folder
+    (the kill chain of tests/test_reliability_crash.py checks no work folder stays)."""
+    seen = tmp_path / "seen.txt"
+    qmd = tmp_path / "where.qmd"
+    qmd.write_text(
+        "---\ntitle: Where\n---\n\n```{python}\nfrom ipykernel import get_connection_file\n"
+        f"open({str(seen)!r}, 'w').write(get_connection_file())\n```\n"
+    )
+    out = tmp_path / "out"
+    out.mkdir()
+    render_report(qmd, out, formats=["html"], engine="own")
+    used = Path(seen.read_text())
+    assert used.name == "kernel.json"
+    assert used.parent.parent == out and re.match(
+        rf"^\.where-render-{os.getpid()}-", used.parent.name
+    )
+    assert not used.parent.exists()  # gone with the work folder
+    assert sorted(p.name for p in out.iterdir()) == ["where.html"]

@@ -164,13 +164,16 @@ def _render_own(
     check_crossrefs(doc)
     nb = build_notebook(doc, params)
     kernel_env = {**(env or {}), VEGA_BUNDLE_ENV: "document"}
-    execute_notebook(nb, doc, env=kernel_env, progress=progress)
     results: dict[str, Path] = {}
-    # Intermediate files live next to the outputs only while rendering, as with Quarto; the
-    # folder names its process, so a render killed outright is cleaned by the next one.
+    # Intermediate files (and the kernel's connection file) live next to the outputs only
+    # while rendering, as with Quarto; the folder names its process, so a render killed
+    # outright is cleaned by the next one.
     clean_stale_work(out_dir)
     work = Path(tempfile.mkdtemp(prefix=f".{stem}-render-{os.getpid()}-", dir=out_dir))
     try:
+        execute_notebook(
+            nb, doc, env=kernel_env, progress=progress, connection_file=work / "kernel.json"
+        )
         for fmt in formats:
             if progress:
                 progress(f"writing {stem}.{fmt}")

@@ -11,6 +11,7 @@ import re
 import sys
 import tempfile
 from collections.abc import Callable, Mapping
+from pathlib import Path
 
 import nbformat
 from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
@@ -111,11 +112,15 @@ def execute_notebook(
     env: Mapping[str, str] | None = None,
     progress: Callable[[str], None] | None = None,
     timeout: int = CELL_TIMEOUT_S,
+    connection_file: Path | None = None,
 ) -> nbformat.NotebookNode:
     """Execute every code cell in order in a fresh kernel started in the document's folder.
 
     A failing cell raises :class:`RenderError` naming its label (or number) and line, with the
     last line of the traceback. ``env`` is added to this process's environment for the kernel.
+    ``connection_file``: where the kernel's connection file (its ports and key) is written;
+    by default jupyter_client's temporary file, which a render killed outright leaves in the
+    temporary folder (the render's work folder is cleaned by the next render instead).
 
     Example:
         execute_notebook(nb, doc, env={"MQCAP_WAREHOUSE": "data/warehouse.duckdb"})
@@ -123,7 +128,11 @@ def execute_notebook(
     kernel_env = {**os.environ, **(env or {})}
     # debugpy otherwise prints a "frozen modules" warning on the kernel's stderr at start.
     kernel_env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
-    km = KernelManager(kernel_name=_KERNEL_NAME, kernel_spec_manager=_ThisPythonSpecs())
+    km = KernelManager(
+        kernel_name=_KERNEL_NAME,
+        kernel_spec_manager=_ThisPythonSpecs(),
+        **({"connection_file": str(connection_file)} if connection_file else {}),
+    )
     client = NotebookClient(
         nb,
         km=km,
