@@ -27,6 +27,20 @@
     {%- endif -%}
 {% endmacro %}
 
+{#- What every materialization below does around its statement: the model's pre-hooks
+    (outside, then inside the transaction), and after it the post-hooks inside, the commit,
+    the post-hooks outside. -#}
+{% macro mqcap_pre_hooks() %}
+    {{ run_hooks(pre_hooks, inside_transaction=False) }}
+    {{ run_hooks(pre_hooks, inside_transaction=True) }}
+{% endmacro %}
+
+{% macro mqcap_commit_and_post_hooks() %}
+    {{ run_hooks(post_hooks, inside_transaction=True) }}
+    {%- do adapter.commit() -%}
+    {{ run_hooks(post_hooks, inside_transaction=False) }}
+{% endmacro %}
+
 {#- `drop ...;` for a relation of another type in the way of `target` (a view where a table
     goes, or the reverse), to run in the same statement as the create. -#}
 {% macro mqcap_drop_other_type(existing, target) -%}
@@ -59,8 +73,7 @@ def materialize(df, con):
     {%- do mqcap_refuse_unsupported() -%}
     {%- set existing = load_cached_relation(this) -%}
     {%- set target = this.incorporate(type='table') -%}
-    {{ run_hooks(pre_hooks, inside_transaction=False) }}
-    {{ run_hooks(pre_hooks, inside_transaction=True) }}
+    {%- do mqcap_pre_hooks() -%}
     {%- if model['language'] == 'python' -%}
         {#- The Python job writes through its own cursor, outside this connection's transaction
             (and dbt calls it from a materialization only): a relation of another type in the
@@ -79,9 +92,7 @@ def materialize(df, con):
             {{ mqcap_replace_table_sql(existing, target, compiled_code) }}
         {%- endcall -%}
     {%- endif -%}
-    {{ run_hooks(post_hooks, inside_transaction=True) }}
-    {%- do adapter.commit() -%}
-    {{ run_hooks(post_hooks, inside_transaction=False) }}
+    {%- do mqcap_commit_and_post_hooks() -%}
     {{ return({'relations': [target]}) }}
 {% endmaterialization %}
 
@@ -89,17 +100,14 @@ def materialize(df, con):
     {%- do mqcap_refuse_unsupported() -%}
     {%- set existing = load_cached_relation(this) -%}
     {%- set target = this.incorporate(type='view') -%}
-    {{ run_hooks(pre_hooks, inside_transaction=False) }}
-    {{ run_hooks(pre_hooks, inside_transaction=True) }}
+    {%- do mqcap_pre_hooks() -%}
     {%- call statement('main') -%}
         {{ mqcap_drop_other_type(existing, target) }}
         create or replace view {{ target }} as (
             {{ sql }}
         );
     {%- endcall -%}
-    {{ run_hooks(post_hooks, inside_transaction=True) }}
-    {%- do adapter.commit() -%}
-    {{ run_hooks(post_hooks, inside_transaction=False) }}
+    {%- do mqcap_commit_and_post_hooks() -%}
     {{ return({'relations': [target]}) }}
 {% endmaterialization %}
 
@@ -117,8 +125,7 @@ def materialize(df, con):
             "mqcap's DuckDB incremental materialization has the run_scope strategy only, not '"
             ~ strategy ~ "' (macros/materializations.sql)") -%}
     {%- endif -%}
-    {{ run_hooks(pre_hooks, inside_transaction=False) }}
-    {{ run_hooks(pre_hooks, inside_transaction=True) }}
+    {%- do mqcap_pre_hooks() -%}
     {%- if existing is none or not existing.is_table or should_full_refresh() -%}
         {%- set sql = mqcap_replace_table_sql(existing, target, compiled_code) -%}
     {%- else -%}
@@ -134,8 +141,6 @@ def materialize(df, con):
     {%- call statement('main') -%}
         {{ sql }}
     {%- endcall -%}
-    {{ run_hooks(post_hooks, inside_transaction=True) }}
-    {%- do adapter.commit() -%}
-    {{ run_hooks(post_hooks, inside_transaction=False) }}
+    {%- do mqcap_commit_and_post_hooks() -%}
     {{ return({'relations': [target]}) }}
 {% endmaterialization %}

@@ -31,7 +31,9 @@ m:
 
 MODELS = {
     # A table whose query fails when asked: error() raises while the table is created.
-    "t.sql": "{{ config(materialized='table') }}\n"
+    # Its post-hook records the rows it sees, after the table is made, in the same transaction.
+    "t.sql": "{{ config(materialized='table', post_hook='create or replace table main.t_hook"
+    " as select count(*) as n from {{ this }}') }}\n"
     "select {{ var('n', 1) }} as n"
     "{% if var('fail', false) %}, error('this model fails') as boom{% endif %}\n",
     # A relation whose type the build chooses.
@@ -106,15 +108,18 @@ def test_each_model_is_built_in_one_statement_with_no_relation_left_aside(built)
         "src": "BASE TABLE",
         "switch": "VIEW",
         "t": "BASE TABLE",
+        "t_hook": "BASE TABLE",
     }
+    assert _rows(root, "select n from t_hook") == [(1,)]
     assert _rows(root, "select n from t") == [(1,)]
     assert _rows(root, "select n from p order by n") == [(1,), (2,)]
     assert _rows(root, "select run_key, v from inc order by 1") == [("a", 1), ("b", 2), ("d", 4)]
     log = (project / "logs" / "dbt.log").read_text()
     # dbt-duckdb's swap (build aside, rename, drop the backup) is not used.
     assert "__dbt_tmp" not in log and "__dbt_backup" not in log and " rename to " not in log
-    # t and inc (the Python model's statement runs inside its job, which dbt does not log).
-    assert log.count("create or replace table") == 2 and log.count("create or replace view") == 1
+    # t and inc, and t's post-hook (the Python model's statement runs inside its job, which
+    # dbt does not log).
+    assert log.count("create or replace table") == 3 and log.count("create or replace view") == 1
 
 
 def test_a_failing_model_leaves_its_table_as_it_was(built):
@@ -122,7 +127,7 @@ def test_a_failing_model_leaves_its_table_as_it_was(built):
     proc = _dbt(project, "run", "--select", "t", "--vars", "{n: 5, fail: true}")
     assert proc.returncode == 1 and "this model fails" in proc.stdout, proc.stdout[-3000:]
     assert _rows(root, "select n from t") == [(1,)]
-    assert set(_objects(root)) == {"inc", "p", "src", "switch", "t"}
+    assert set(_objects(root)) == {"inc", "p", "src", "switch", "t", "t_hook"}
 
 
 def test_a_relation_of_the_other_type_and_the_runs_in_scope_are_replaced(built):
