@@ -33,6 +33,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=weight)
 
 
+@pytest.fixture(autouse=True)
+def report_connection_closed():
+    """The report queries' one warehouse connection (mqcap.report.queries) closed after each
+    test that opened it, as a report's last cell closes it: no test leaves a warehouse open
+    in its worker for the next test to meet."""
+    yield
+    queries = sys.modules.get("mqcap.report.queries")
+    if queries is not None:
+        queries.close()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def spark_test_settings() -> Path:
     """Spark's settings for every session the tests start (the ingest's, the dbt process's, a

@@ -7,8 +7,10 @@ No dbt build and no kernel: every expected value follows from the frames written
 from __future__ import annotations
 
 import json
+import os
 import re
 
+import duckdb
 import pandas as pd
 import pytest
 
@@ -18,6 +20,7 @@ from mqcap.report import queries as q
 from mqcap.report import tables as tb
 from mqcap.report import text as tx
 
+from helpers import PROJECT
 from report_support import THREADS, thread_sweep_study, write_warehouse
 
 
@@ -59,6 +62,39 @@ def test_missing_marts_read_as_empty_frames_not_errors(bare_wh):
 def test_a_query_on_a_present_table_still_raises_on_a_real_error(sweep_wh):
     with pytest.raises(Exception, match=r"(?i)parser|syntax"):
         q._query("select from from marts.dim_run")
+
+
+def test_a_report_reads_through_one_connection_closed_by_its_last_cell(
+    sweep_wh, tmp_path, monkeypatch
+):
+    # Opening the warehouse reads its catalog (about 90 ms; a query on an open connection
+    # about 7): every query of a report shares one read-only connection.
+    q.runs("appliance")
+    first = q._OPEN
+    assert first is not None and first[0] == os.environ["MQCAP_WAREHOUSE"]
+    q.thread_sweep("appliance"), q.findings("appliance"), q.study_info("appliance")
+    assert q._OPEN is first
+    # A failed query leaves the connection usable.
+    with pytest.raises(duckdb.ParserException):
+        q._query("select from from marts.dim_run")
+    assert q._OPEN is first and not q.runs("appliance").empty
+    # Closed: the file is free for a writer (DuckDB refuses a second configuration of an
+    # open file in one process, so this connect fails while the report's is open).
+    q.close()
+    assert q._OPEN is None
+    duckdb.connect(first[0]).close()
+    # Another warehouse: its own connection, the first one closed.
+    q.runs("appliance")
+    other = write_warehouse(tmp_path / "other.duckdb", {"dim_run": sweep_wh["dim_run"].head(2)})
+    monkeypatch.setenv("MQCAP_WAREHOUSE", str(other))
+    assert len(q.runs("appliance")) == 2 and q._OPEN[0] == str(other)
+    duckdb.connect(first[0]).close()
+
+
+@pytest.mark.parametrize("name", ["study.qmd", "index.qmd"])
+def test_every_report_closes_its_connection_in_its_last_cell(name):
+    cells = re.findall(r"```\{python\}\n(.*?)```", (PROJECT / "reports" / name).read_text(), re.S)
+    assert cells[-1].strip().splitlines()[-1] == "q.close()"
 
 
 def test_display_names_and_order_come_from_dim_configuration(sweep_wh):

@@ -13,6 +13,7 @@ Example:
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 from pathlib import Path
@@ -37,14 +38,40 @@ def warehouse_path() -> Path:
     )
 
 
+# The report's one read-only connection: (warehouse path, connection). Opening the warehouse
+# reads its catalog (about 90 ms of CPU on the sample warehouse, a query on an open
+# connection about 7 ms), and a study report runs 60 to 90 queries; one connection also reads
+# every section from the same state of the warehouse. The report's last cell closes it
+# (``close``), and so does the kernel's exit, so a writer (ingest, build) waits on no kernel.
+_OPEN: tuple[str, duckdb.DuckDBPyConnection] | None = None
+
+
 def _con() -> duckdb.DuckDBPyConnection:
-    return duckdb.connect(str(warehouse_path()), read_only=True)
+    global _OPEN
+    path = str(warehouse_path())
+    if _OPEN is None or _OPEN[0] != path:
+        close()
+        _OPEN = (path, duckdb.connect(path, read_only=True))
+    return _OPEN[1]
+
+
+def close() -> None:
+    """Close the report's connection to the warehouse (the next query opens it again). Every
+    report's last cell calls it; the kernel's exit does too.
+
+    Example:
+        q.close()
+    """
+    global _OPEN
+    if _OPEN is not None:
+        con, _OPEN = _OPEN[1], None
+        con.close()
+
+
+atexit.register(close)
 
 
 def _query(sql: str, params: list | None = None) -> pd.DataFrame:
-    # A connection per query, closed at once: a report's kernel may outlive its render by
-    # seconds while it shuts down, and an open connection would keep the warehouse locked
-    # against the next writer (ingest, build) all that time.
     con = _con()
     try:
         return con.execute(sql, params or []).df()
@@ -55,8 +82,6 @@ def _query(sql: str, params: list | None = None) -> pd.DataFrame:
         if "does not exist" in str(exc) or "not found" in str(exc):
             return pd.DataFrame()
         raise
-    finally:
-        con.close()
 
 
 def _mart(name: str, study: str | None = None, order: str | None = None) -> pd.DataFrame:
