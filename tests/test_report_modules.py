@@ -78,6 +78,10 @@ def test_a_report_reads_through_one_connection_closed_by_its_last_cell(
     with pytest.raises(duckdb.ParserException):
         q._query("select from from marts.dim_run")
     assert q._OPEN is first and not q.runs("appliance").empty
+    # The runs are read once per connection, and each caller gets its own copy to change.
+    changed = q.runs("appliance")
+    changed["series"] = "changed"
+    assert (q.runs("appliance")["series"] != "changed").all()
     # Closed: the file is free for a writer (DuckDB refuses a second configuration of an
     # open file in one process, so this connect fails while the report's is open).
     q.close()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -44,6 +45,9 @@ def warehouse_path() -> Path:
 # every section from the same state of the warehouse. The report's last cell closes it
 # (``close``), and so does the kernel's exit, so a writer (ingest, build) waits on no kernel.
 _OPEN: tuple[str, duckdb.DuckDBPyConnection] | None = None
+# Frames every section reads again (the study's runs and configuration names), read once per
+# open connection: the warehouse does not change under a report's one connection.
+_READ: dict[tuple, pd.DataFrame] = {}
 
 
 def _con() -> duckdb.DuckDBPyConnection:
@@ -63,9 +67,19 @@ def close() -> None:
         q.close()
     """
     global _OPEN
+    _READ.clear()
     if _OPEN is not None:
         con, _OPEN = _OPEN[1], None
         con.close()
+
+
+def _once(name: str, study: str, read: Callable[[], pd.DataFrame]) -> pd.DataFrame:
+    """``read()``'s frame, read once while the report's connection is open; a copy each time
+    (callers add and change columns)."""
+    key = (str(warehouse_path()), name, study)
+    if key not in _READ:
+        _READ[key] = read()
+    return _READ[key].copy()
 
 
 atexit.register(close)
@@ -148,6 +162,10 @@ def runs(study: str) -> pd.DataFrame:
     Example:
         runs("attls")[["run_id", "configuration", "series"]]
     """
+    return _once("runs", study, lambda: _runs(study))
+
+
+def _runs(study: str) -> pd.DataFrame:
     df = _mart("dim_run", study, "run_id")
     names = display_names(study)
     df["configuration"] = df["configuration"].astype(str).map(lambda c: names.get(c, c))
@@ -460,7 +478,11 @@ def configuration_names(study: str) -> pd.DataFrame:
     Example:
         configuration_names("attls")[["configuration", "display_name"]]
     """
-    return _mart("dim_configuration", study, "sort_order, configuration")
+    return _once(
+        "configuration_names",
+        study,
+        lambda: _mart("dim_configuration", study, "sort_order, configuration"),
+    )
 
 
 def findings(study: str) -> pd.DataFrame:
