@@ -357,6 +357,47 @@ def test_conversion_follows_cell_options_and_places_code_before_captions(tmp_pat
     assert "careful" not in html_md and "SECRET" not in html_md and "HIDDEN" not in html_md
 
 
+def test_chart_data_stays_out_of_pandocs_input_and_comes_back_in_place(
+    page: str, tmp_path: Path
+) -> None:
+    from mqcap.render.html import write_html
+    from mqcap.render.markdown import to_markdown
+
+    # The rendered page: each chart's vegaEmbed call right after its own div, no placeholder.
+    assert "mqcap: html block" not in page
+    embeds = re.findall(
+        r'<div class="mqcap-chart" id="(mqcap-chart-[^"]+)"[^>]*></div>\s*'
+        r'<script>vegaEmbed\("#(mqcap-chart-[^"]+)"',
+        page,
+    )
+    assert len(embeds) == 2 and all(a == b for a, b in embeds)
+    # pandoc reads a placeholder per chart, not the chart's spec and data (at 1,000 runs the
+    # data made pandoc's --embed-resources pass take over 21 GB).
+    data = "x" * 200_000
+    chart_html = (
+        '<div class="mqcap-chart" id="mqcap-chart-1-abc"></div>\n'
+        f'<script>vegaEmbed("#mqcap-chart-1-abc", {{"data": "{data}"}}, {{}});</script>'
+    )
+    qmd = (
+        "---\ntitle: C\n---\n\n```{python}\nchart(a)\n```\n\n"
+        "Between.\n\n```{python}\nchart(b)\n```\n"
+    )
+    out = [{"output_type": "display_data", "data": {"text/html": chart_html}, "metadata": {}}]
+    second = [{**out[0], "data": {"text/html": chart_html.replace("-1-abc", "-2-def")}}]
+    nb, doc = _executed(qmd, [out, second])
+    conv = to_markdown(nb, doc, "html", tmp_path / "files")
+    assert data not in conv.markdown and len(conv.html_blocks) == 2
+    assert conv.markdown.index("html block 0") < conv.markdown.index("Between.")
+    written = write_html(doc, conv, tmp_path, tmp_path / "c.html").read_text(encoding="utf-8")
+    assert written.count(data) == 2 and "mqcap: html block" not in written
+    first, between = written.index("mqcap-chart-1-abc"), written.index("Between.")
+    assert first < between < written.index("mqcap-chart-2-def")
+    # A placeholder pandoc lost is an error, never a page without its chart.
+    conv.markdown = conv.markdown.replace("<!-- mqcap: html block 1 -->", "")
+    with pytest.raises(RenderError, match=r"chart blocks \[0\], not the 2 written"):
+        write_html(doc, conv, tmp_path, tmp_path / "d.html")
+
+
 def test_quarto_engine_without_quarto_on_path_is_a_clear_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from mqcap.render.display import bundle_script_tag
+from mqcap.render.errors import RenderError
 from mqcap.render.markdown import Converted
 from mqcap.render.pandoc import metadata_block, package_file, run_pandoc
 from mqcap.render.qmd import QmdDocument
@@ -42,9 +44,29 @@ def write_html(doc: QmdDocument, conv: Converted, work: Path, output: Path) -> P
         args.append("--number-sections")
     extra = {"toc-title": opts["toc-title"]} if "toc-title" in opts else {}
     run_pandoc(metadata_block(doc, extra) + conv.markdown, "html5", output, args)
-    if conv.has_charts:
+    if conv.has_charts or conv.html_blocks:
         page = output.read_text(encoding="utf-8")
         head_end = page.index("</head>")
         head = page[:head_end].replace(_BUNDLE_PLACEHOLDER, bundle_script_tag(), 1)
-        output.write_text(head + page[head_end:], encoding="utf-8")
+        output.write_text(head + _blocks_back(page[head_end:], conv, output), encoding="utf-8")
     return output
+
+
+_BLOCK = re.compile(r"<!-- mqcap: html block (\d+) -->")
+
+
+def _blocks_back(body: str, conv: Converted, output: Path) -> str:
+    """``body`` with every placeholder replaced by its HTML block, each exactly once."""
+    seen: list[int] = []
+
+    def back(m: re.Match) -> str:
+        seen.append(int(m.group(1)))
+        return conv.html_blocks[seen[-1]]
+
+    body = _BLOCK.sub(back, body)
+    if sorted(seen) != list(range(len(conv.html_blocks))):
+        raise RenderError(
+            f"{output.name}: pandoc's page holds chart blocks {sorted(seen)}, not the "
+            f"{len(conv.html_blocks)} written"
+        )
+    return body
