@@ -17,7 +17,8 @@ Two engines give the same result from the same, genuine Quarto documents:
      references to links; an unknown reference is an error (Quarto only warns).
   4. :mod:`~mqcap.render.html`: pandoc to one standalone HTML file (``--embed-resources``)
      with a table of contents and mqcap's stylesheet; the Vega JavaScript for charts is
-     inlined once in ``<head>``, so the file opens without network.
+     inlined once in ``<head>``, so the file opens without network. The charts' HTML (their
+     specs and data) never goes through pandoc: a placeholder does, replaced after.
   5. :mod:`~mqcap.render.pdf`: pandoc to Typst markup, compiled by the ``typst`` package
      (A4, page numbers, bundled fonts only); chart SVGs become vector PDF images.
 
