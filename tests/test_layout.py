@@ -134,6 +134,61 @@ def test_row_rules_are_checked_by_the_key_test_not_by_tests_of_their_own():
     assert single == []
 
 
+def test_every_data_test_is_a_key_test_that_builds_run_in_the_models_node():
+    """mqcap's builds leave dbt's test nodes out and run each model's ``primary_key`` query in
+    the model's own node (macros/row_checks.sql): a test of another kind, or a singular test
+    in data-tests/, would be declared and never run by ``mqcap run``."""
+    other = sorted(
+        f"{f.relative_to(PROJECT)}: {entry['name']}.{c.get('name', '')} {test}"
+        for folder in ("models", "seeds")
+        for f in (PROJECT / folder).rglob("*.yml")
+        for kind in ("models", "seeds")
+        for entry in (yaml.safe_load(f.read_text()) or {}).get(kind, [])
+        for c in [*entry.get("columns", []), entry]
+        for test in _tests(c)
+        if test != "primary_key"
+    )
+    singular = sorted(str(p.relative_to(PROJECT)) for p in (PROJECT / "data-tests").rglob("*.sql"))
+    assert (other, singular) == ([], [])
+
+
+_ANY_REF = re.compile(r"""ref\(\s*['"]([^'"]+)['"]\s*\)""")
+
+
+def test_a_model_checked_against_another_is_built_after_it():
+    """A ``references`` check reads the model it points to from inside the checked model's node
+    (macros/row_checks.sql), so that model must be an ancestor: built, in any build that
+    selects both, before the check runs."""
+    parents: dict[str, set[str]] = {}
+    for f in (PROJECT / "models").rglob("*"):
+        if f.suffix in (".sql", ".py"):
+            parents[f.stem] = set(_ANY_REF.findall(f.read_text()))
+
+    def ancestors(model: str) -> set[str]:
+        seen: set[str] = set()
+        todo = [model]
+        while todo:
+            for p in parents.get(todo.pop(), ()):
+                if p not in seen:
+                    seen.add(p)
+                    todo.append(p)
+        return seen
+
+    checked = []
+    for name, entry in _model_entries().items():
+        for c in entry.get("columns", []):
+            for t in c.get("data_tests", []):
+                if isinstance(t, dict) and "primary_key" in t:
+                    arguments = (t["primary_key"] or {}).get("arguments", {})
+                    for r in arguments.get("references", []):
+                        checked.append((name, _ANY_REF.findall(r["to"])[0]))
+                    for r in arguments.get("referenced_by", []):
+                        checked.append((name, _ANY_REF.findall(r["model"])[0]))
+    assert len(checked) >= 10 and ("dim_study", "dim_configuration") in checked
+    # A model's checks may read the model itself (dim_run's baseline runs are runs).
+    assert [(m, to) for m, to in checked if to != m and to not in ancestors(m)] == []
+
+
 def test_one_models_yaml_per_staging_folder():
     for folder in (PROJECT / "models" / "staging").iterdir():
         yamls = sorted(p.name for p in folder.glob("*__models.yml"))

@@ -104,9 +104,10 @@ def test_sample_study_runs_end_to_end_and_incrementally(settings, sample_study):
         "select round_trip_us from marts.fct_driver_results where run_id = 'attls-chacha-1m'",
     ) == [(900000.0,)]
 
-    # A key repeated and a key missing fail the build, through primary_key (macros/
-    # primary_key.sql, unique and not null in one query): one row of the results landed again
-    # under the same position, one with no position (rows no ingest writes).
+    # A key repeated and a key missing fail the build, through the staging model's row checks
+    # (its primary_key test's query, unique and not null in one, run in the model's own node:
+    # macros/row_checks.sql): one row of the results landed again under the same position,
+    # one with no position (rows no ingest writes).
     con = duckdb.connect(str(settings.warehouse))
     con.execute(
         """insert into landing.driver_results
@@ -119,17 +120,13 @@ def test_sample_study_runs_end_to_end_and_incrementally(settings, sample_study):
     out = CliRunner().invoke(main, cli[:-1])
     assert out.exit_code != 0
     failed = json.loads((settings.dbt_target / "run_results.json").read_text())["results"]
-    # One test, the key's, says all three: the repeated key (2 rows), the null key and the
-    # null position (the model's required columns are checked by its key test).
-    assert sorted(
-        (r["unique_id"].split(".")[2], r["failures"]) for r in failed if r["status"] == "fail"
-    ) == [("primary_key_stg_driver__results_driver_result_key__file_id__source_line", 3)]
-    (key_test,) = [r for r in failed if r["status"] == "fail"]
-    con = duckdb.connect(str(settings.warehouse), read_only=True)
-    rows = con.execute(key_test["compiled_code"]).fetchall()
-    con.close()
-    assert sorted((failure, rows) for failure, _, rows in rows) == [
-        ("null key", 1),
-        ("null source_line", 1),
-        ("repeated key", 2),
-    ]
+    # One node, the model's, says all three: the repeated key (2 rows), the null key and the
+    # null position (the model's required columns are checked with its key); no test node ran.
+    errors = [(r["unique_id"], r["message"]) for r in failed if r["status"] == "error"]
+    assert [uid for uid, _ in errors] == ["model.mqcap.stg_driver__results"]
+    assert not [r for r in failed if r["unique_id"].startswith("test.")]
+    assert (
+        'row checks of "warehouse"."staging"."stg_driver__results" failed: 3 failure(s): '
+        "null key (1 rows); null source_line (1 rows); repeated key "
+    ) in errors[0][1]
+    assert "mqcap: error: dbt build failed: model.mqcap.stg_driver__results:" in out.output

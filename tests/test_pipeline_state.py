@@ -148,9 +148,12 @@ UNIQUE_FAIL = {
     "elapsed_time": 1.0,
     "results": [
         {
-            "unique_id": "test.mqcap.primary_key_fct_driver_results_run_key.abc",
-            "status": "fail",
-            "message": "Got 2 results, configured to fail if != 0",
+            "unique_id": "model.mqcap.fct_driver_results",
+            "status": "error",
+            "message": "Runtime Error in model fct_driver_results (models/marts/"
+            "fct_driver_results.sql)\n  Invalid Input Error: row checks of "
+            '"warehouse"."marts"."fct_driver_results" failed: 1 failure(s): repeated key '
+            "s/a (2 rows)",
         },
         {"unique_id": "model.mqcap.dim_run", "status": "success", "message": "OK"},
     ],
@@ -169,15 +172,16 @@ def test_failed_dbt_build_is_recorded_shown_by_status_and_exits_1(
     assert failed.exit_code == 1
     [line] = [ln for ln in failed.output.splitlines() if ln.strip()]
     assert line == (
-        "mqcap: error: dbt build failed: test.mqcap.primary_key_fct_driver_results_run_key.abc: "
-        "Got 2 results, configured to fail if != 0"
+        "mqcap: error: dbt build failed: model.mqcap.fct_driver_results: Invalid Input Error: "
+        'row checks of "warehouse"."marts"."fct_driver_results" failed: 1 failure(s): '
+        "repeated key s/a (2 rows)"
     )
     status = _invoke(settings, "status")
     assert status.exit_code == 0
     assert "  dbt build:    FAILED at " in status.output
     assert "NOT OK:" in status.output
     assert (
-        "  dbt build failed: test.mqcap.primary_key_fct_driver_results_run_key.abc: Got 2 results"
+        "  dbt build failed: model.mqcap.fct_driver_results: Invalid Input Error: row checks of"
         in status.output
     )
     assert "OK: every check passed" not in status.output
@@ -200,10 +204,11 @@ DISK_FULL = {
     "elapsed_time": 1.0,
     "results": [
         {
-            "unique_id": "test.mqcap.primary_key_int_cpu_attributed_run_cpu_interval_key.abc",
+            "unique_id": "model.mqcap.int_cpu_attributed",
             "status": "error",
-            "message": 'IO Error: Could not write file "w.duckdb.tmp/duckdb_temp_1.tmp": '
-            "No space left on device",
+            "message": "Runtime Error in model int_cpu_attributed (models/intermediate/"
+            "int_cpu_attributed.sql)\n  IO Error: Could not write file "
+            '"w.duckdb.tmp/duckdb_temp_1.tmp": No space left on device',
         },
         {"unique_id": "model.mqcap.dim_run", "status": "success", "message": "OK"},
     ],
@@ -211,7 +216,7 @@ DISK_FULL = {
 
 
 def test_a_build_the_disk_stopped_is_an_environment_problem(settings, sample_study, monkeypatch):
-    """The 2 GB bench's build filled the disk in a data test: that is the machine (exit 3,
+    """The 2 GB bench's build filled the disk in a model's row checks: that is the machine (exit 3,
     "run again"), not the data (exit 1); the build is still recorded as failed, so it is owed."""
     import mqcap.build
 

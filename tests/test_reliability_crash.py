@@ -272,7 +272,8 @@ def test_run_rebuilds_what_landed_since_the_last_complete_build(settings, monkey
     (run_a / "run.yaml").write_text("study: s\nrun: a\n")
     (run_a / "results.csv").write_text("rate_per_s,round_trip_us\n1,2\n")
 
-    no_unit = ["--exclude-resource-type", "unit_test"]  # the dbt unit tests: `make test`'s
+    # The row checks run in the models' nodes (no test node); the dbt unit tests are `make test`'s.
+    no_unit = ["--exclude-resource-type", "test", "--exclude-resource-type", "unit_test"]
     first = run(settings, reports=False)
     assert calls == [["build", *no_unit]]  # first build: everything
     assert run(settings, reports=False).nothing_new and len(calls) == 1

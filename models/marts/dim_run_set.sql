@@ -1,5 +1,7 @@
 -- One row per run: the replicate set and history series it belongs to (int_run_sets), with
 -- the number of runs in its set. `mqcap compare` and the "What changed" section read it.
+-- Its row checks read dim_run (macros/row_checks.sql), so it is built after it:
+-- depends_on: {{ ref('dim_run') }}
 with sets as (
     select * from {{ ref('int_run_sets') }}
 ),

@@ -3,6 +3,8 @@
 -- preferred one is used (RMF WORKLOAD ACTIVITY report class, then SMF 30, then CSV) and named.
 -- cpu_also_counted_in: another run the same CPU seconds went to (int_cpu_attributed), which the
 -- mart check reports: runs at overlapping times on one system fed by a file outside run folders.
+-- Its row checks read dim_run (macros/row_checks.sql), so it is built after it:
+-- depends_on: {{ ref('dim_run') }}
 {{ run_keyed_incremental() }}
 with attributed as (
     select * from {{ ref('int_cpu_attributed') }}

@@ -1,6 +1,8 @@
 -- One row per run x channel-initiator task type: CPU and wait microseconds per request, the
 -- two parts of a stacked bar (MP16's chart of where a request's time goes in the channel
 -- initiator); elapsed = CPU + wait. stack_order puts dispatcher, adapter, SSL, DNS in order.
+-- Its row checks read dim_run (macros/row_checks.sql), so it is built after it:
+-- depends_on: {{ ref('dim_run') }}
 {{ run_keyed_incremental() }}
 with tasks as (
     select * from {{ ref('fct_chinit_tasks') }}

@@ -3,6 +3,8 @@
 -- fct_address_space_cost (MSTR, CHIN, TCPIP, AMSM, APP, OTHER), 'MQ' = MSTR + CHIN (the queue
 -- manager's subtotal, present when the run has either) and 'TOTAL' (all roles measured).
 -- delta = run - baseline; pct_change = delta / baseline x 100.
+-- Its row checks read dim_run (macros/row_checks.sql), so it is built after it:
+-- depends_on: {{ ref('dim_run') }}
 {{ run_keyed_incremental() }}
 with cost as (
     select * from {{ ref('fct_address_space_cost') }}

@@ -3,6 +3,8 @@
 -- value, for charts over time within a run (log write latency, queue manager CPU, rates). Times
 -- are the run's local clock (amqsrua's UTC put time moved by the run's offset from UTC).
 -- fct_run_measures holds the per-run values (sum of numerators / sum of denominators).
+-- Its row checks read dim_run (macros/row_checks.sql), so it is built after it:
+-- depends_on: {{ ref('dim_run') }}
 {{ run_keyed_incremental() }}
 with intervals as (
     select * from {{ ref('int_distributed_intervals') }}

@@ -1,4 +1,6 @@
 -- One row per run measured by a load driver: achieved rate, round trip, target rate, threads.
+-- Its row checks read dim_run (macros/row_checks.sql), so it is built after it:
+-- depends_on: {{ ref('dim_run') }}
 {{ run_keyed_incremental() }}
 with results as (
     select * from {{ ref('int_driver_results_attributed') }}

@@ -8,6 +8,8 @@
 -- XQTIME p95 of a second or more (backlog_level_us) means messages wait on the transmission
 -- queue longer than a second's worth of traffic takes to send, a standing backlog even when it
 -- does not grow (backlog 'standing').
+-- Its row checks read dim_run (macros/row_checks.sql), so it is built after it:
+-- depends_on: {{ ref('dim_run') }}
 {% set backlog_level_us = 1000000 %}
 with driver as (
     select * from {{ ref('fct_driver_results') }}

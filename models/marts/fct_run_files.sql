@@ -1,4 +1,6 @@
 -- One row per run and raw file it was measured with: the trace from a report back to raw data.
+-- Its row checks read dim_run (macros/row_checks.sql), so it is built after it:
+-- depends_on: {{ ref('dim_run') }}
 {{ run_keyed_incremental() }}
 with files as (
     select * from {{ ref('stg_meta__files') }}

@@ -3,6 +3,8 @@
 -- and peak of the printed byte rates. When the run has an interval only the samples inside it
 -- count (a monitor started before the run and stopped after it); without one, every sample of
 -- the run folder counts.
+-- Its row checks read dim_run (macros/row_checks.sql), so it is built after it:
+-- depends_on: {{ ref('dim_run') }}
 {{ run_keyed_incremental() }}
 with samples as (
     select * from {{ ref('int_tcpipmon_samples') }}

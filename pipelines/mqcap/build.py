@@ -155,7 +155,7 @@ def run_dbt(
 
 
 # dbt's line for a node done: "12:00:01  10 of 363 OK created sql table model marts.dim_run
-# ....... [OK in 0.10s]" (also PASS, WARN, ERROR, FAIL, SKIP; tests "PASS unique_dim_run_...").
+# ....... [OK in 0.10s]" (also PASS, WARN, ERROR, FAIL, SKIP; tests "PASS unit_test...").
 _DBT_NODE = re.compile(r"\b\d+ of (\d+) (OK|PASS|WARN|ERROR|FAIL|SKIP)\b\s*(.*?)\s*(?:\.{2,}|\[|$)")
 _DBT_WHAT = re.compile(
     r"^(?:(?:created|creating|loaded|loading)\s+)?(?:(?:sql|python)\s+)?"
@@ -174,9 +174,14 @@ def dbt_node_line(line: str) -> tuple[int, str] | None:
         (363, 'not_null_dim_run_run_key PASS')
         >>> dbt_node_line("12:00:00  Concurrency: 2 threads") is None
         True
+
+    The project's hooks are numbered apart ("1 of 1 OK hook: mqcap.on-run-start.0"): not nodes.
+
+        >>> dbt_node_line("12:00:00  1 of 1 OK hook: mqcap.on-run-start.0 ..... [OK in 0.0s]") is None
+        True
     """
     m = _DBT_NODE.search(line)
-    if m is None:
+    if m is None or m.group(3).startswith("hook:"):
         return None
     what = _DBT_WHAT.sub("", m.group(3), count=1) or m.group(3)
     return int(m.group(1)), f"{what} {m.group(2)}".strip()
@@ -255,7 +260,8 @@ def build(
     full: bool = False,
     unit_tests: bool = False,
 ) -> BuildResult:
-    """``dbt build`` (models + tests), optionally limited by dbt selectors; raises on failure.
+    """``dbt build`` of the models and seeds, each checking its rows in its own node
+    (macros/row_checks.sql), optionally limited by dbt selectors; raises on failure.
 
     ``complete``: the selection covers everything landed since the last complete build (the
     pipeline's own selection); a build without ``select`` always does. A complete build is
@@ -286,7 +292,7 @@ def build(
             warehouse.ensure_schema(con)  # the views read the landing tables
         _duckdb_views(settings, progress)
     whole = complete or not select
-    incremental = views_kept = False
+    incremental = False
     scope_note = ""
     # Landing tables must exist before dbt resolves sources, even for formats never dropped.
     with warehouse.connect(settings.warehouse, on_wait=progress.log) as con:
@@ -304,7 +310,6 @@ def build(
                 # Before dbt runs, and kept until a build completes (a killed build's runs stay).
                 runs = build_scope.begin(con, scope)
                 incremental = True
-                views_kept = views_in_place(settings, con)
                 scope_note = (
                     f"{len(runs)} run(s) recomputed ({scope.changed_files} file(s) changed)"
                 )
@@ -315,15 +320,13 @@ def build(
 
             progress.log(lake.sync(con, settings.lake).summary())
     args = ["build"]
-    if incremental and views_kept and not spark and not unit_tests:
-        # The views are as the last complete build made them (the project has not changed
-        # since, and each is in the warehouse): only what holds rows is run, tests included
-        # (the unit tests of views need every model selected).
-        args += ["--select", *without_views(select)]
-    elif select:
+    if select:
         args += ["--select", *select]
     if incremental:
         args += ["--vars", "{mqcap_incremental: true}"]
+    # The models' row checks run in each model's own node (macros/row_checks.sql), not as test
+    # nodes; a view selected is made again so that its checks read the rows just landed.
+    args += ["--exclude-resource-type", "test"]
     if not unit_tests:
         args += ["--exclude-resource-type", "unit_test"]
     progress.start("dbt build", total=None, unit="nodes")
@@ -370,53 +373,6 @@ def _duckdb_views(settings: Settings, progress: Progress) -> None:
         lines = [ln.strip() for ln in proc.stdout.splitlines() if "error" in ln.lower()]
         first = lines[0] if lines else f"dbt exited with code {proc.returncode}"
         raise DataError(f"dbt-duckdb views for the build scope failed: {first[:300]}")
-
-
-# What an incremental build runs of a selection: every node but the views.
-_HOLDING_ROWS = (
-    "resource_type:model,config.materialized:table",
-    "resource_type:model,config.materialized:incremental",
-    "resource_type:test",
-    "resource_type:seed",
-    "resource_type:snapshot",
-)
-
-
-def without_views(select: list[str] | None) -> list[str]:
-    """dbt selectors for the nodes of ``select`` (default: all) that are not views.
-
-    Not ``--exclude``: excluding a model also leaves out its tests, and the tests of the
-    staging and intermediate views check the rows just landed.
-
-    Example:
-        >>> without_views(["source:meta.ingest_ledger+"])[:2]
-        ['source:meta.ingest_ledger+,resource_type:model,config.materialized:table', \
-'source:meta.ingest_ledger+,resource_type:model,config.materialized:incremental']
-        >>> len(without_views(None))
-        5
-    """
-    return [f"{s},{kind}" if s else kind for s in (select or [""]) for kind in _HOLDING_ROWS]
-
-
-def views_in_place(settings: Settings, con) -> bool:
-    """True when every view of the project (as dbt's manifest of its last run lists them) is in
-    the warehouse; False when the manifest or any view is missing (they are then made again)."""
-    try:
-        nodes = json.loads((settings.dbt_target / "manifest.json").read_text())["nodes"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
-    wanted = {
-        (n["schema"].lower(), (n.get("alias") or n["name"]).lower())
-        for n in nodes.values()
-        if n.get("resource_type") == "model" and n.get("config", {}).get("materialized") == "view"
-    }
-    have = {
-        (schema.lower(), name.lower())
-        for schema, name in con.execute(
-            "select schema_name, view_name from duckdb_views() where not internal"
-        ).fetchall()
-    }
-    return bool(wanted) and wanted <= have
 
 
 def dbt_docs_path(settings: Settings) -> Path:
@@ -487,6 +443,24 @@ def _read_results(settings: Settings, proc: subprocess.CompletedProcess) -> Buil
         if not str(r.get("unique_id", "")).startswith("operation."):  # on-run-start, not a node
             result.counts[status] = result.counts.get(status, 0) + 1
         if status in ("error", "fail", "runtime error"):
-            msg = (r.get("message") or "").splitlines()
-            result.failures.append(f"{r.get('unique_id')}: {msg[0] if msg else status}")
+            result.failures.append(f"{r.get('unique_id')}: {_node_error(r.get('message'), status)}")
     return result
+
+
+def _node_error(message: str | None, status: str) -> str:
+    """The line of a failed node's message that says what failed: dbt's "Runtime Error in model
+    x (path)" heading is followed by the database's error (a model's row checks, a full disk).
+
+    Example:
+        >>> _node_error("Runtime Error in model m (models/m.sql)\\n  Invalid Input Error: row"
+        ...             " checks of m failed: 1 failure(s): null key (1 rows)", "error")
+        'Invalid Input Error: row checks of m failed: 1 failure(s): null key (1 rows)'
+        >>> _node_error("Got 2 results, configured to fail if != 0", "fail")
+        'Got 2 results, configured to fail if != 0'
+    """
+    lines = [ln.strip() for ln in (message or "").splitlines() if ln.strip()]
+    if not lines:
+        return status
+    if len(lines) > 1 and re.match(r"\w+ Error in \w+ ", lines[0]):
+        return lines[1]
+    return lines[0]
