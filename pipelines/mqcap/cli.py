@@ -247,7 +247,7 @@ def ingest(ctx: click.Context, paths: tuple[Path, ...], jobs: int | None) -> Non
 def build(
     ctx: click.Context, select: tuple[str, ...], docs: bool, full: bool, unit_tests: bool
 ) -> None:
-    """Build staging -> intermediate -> marts with dbt, and run its tests.
+    """Build staging -> intermediate -> marts with dbt; each model checks its rows as it is built.
 
     \b
     Example:
