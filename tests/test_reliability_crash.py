@@ -45,8 +45,9 @@ def _drop_raw(raw: Path) -> None:
 
 
 # Kill points inside a build are drawn among its first BUILD_STEPS nodes: fewer than the
-# build's about 170 (172 when written), so the kill lands while dbt still runs.
-BUILD_STEPS = 150
+# build's 86 (84 models and 2 seeds, each checking its rows in its own node), so the kill
+# lands while dbt still runs.
+BUILD_STEPS = 75
 
 
 def _settings(root: Path) -> Settings:
@@ -195,7 +196,7 @@ def test_sigkill_mid_ingest_and_mid_build_leaves_a_consistent_warehouse(tmp_path
     for _ in range(4):
         killer.kill_at_step(("ingest",), rng.randint(1, files - 1))
         _consistent(settings)
-    # Kill point 5: `mqcap run` somewhere in its ingest or its build (about 200 dbt nodes).
+    # Kill point 5: `mqcap run` somewhere in its ingest or its build (86 dbt nodes).
     killer.kill_at_step(("run", "--no-reports"), rng.randint(1, files + BUILD_STEPS))
     _consistent(settings)
     # Everything landed now; landing equals the clean run's (no file twice, none lost).
@@ -327,7 +328,7 @@ PHASES = {
 KILL_DELAY = {
     "ingest": (0.0, 0.3),
     "landing checks": (0.0, 2.0),
-    "build": (0.0, 20.0),
+    "build": (0.0, 8.0),
     "mart checks": (0.0, 2.0),
     "render": (0.0, 6.0),
 }
