@@ -177,3 +177,33 @@ def layout_settings(root: Path):
         reports_out=root / "reports",
         project_root=PROJECT,
     )
+
+
+DBT_PROFILE = """\
+m:
+  target: dev
+  outputs:
+    dev:
+      type: duckdb
+      path: "{path}"
+      threads: 1
+"""
+
+
+def dbt_in(project: Path, *args: str):
+    """``dbt <args>`` in a small dbt project of a test's own (its profiles.yml beside its
+    dbt_project.yml), as mqcap runs it: a subprocess, not measured by a coverage run."""
+    import os
+    import subprocess
+
+    from mqcap.build import dbt_executable
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_PROCESS")}
+    cmd = [*dbt_executable(), *args, "--project-dir", str(project), "--profiles-dir", str(project)]
+    return subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True)
+
+
+def duckdb_rows(path: Path, sql: str) -> list[tuple]:
+    """The rows of ``sql`` in the DuckDB file ``path``, opened read-only."""
+    with duckdb.connect(str(path), read_only=True) as con:
+        return con.execute(sql).fetchall()

@@ -117,27 +117,12 @@ def test_every_model_states_its_grain_and_tests_its_key():
     assert (no_grain, no_key) == ([], [])
 
 
-def test_row_rules_are_checked_by_the_key_test_not_by_tests_of_their_own():
-    """Every `not_null`, `unique`, `relationships` or `accepted_values` is a dbt node of its own
-    (about 40 ms of each build); a key is ``primary_key`` and a model's other row rules are
-    arguments of it: ``required`` columns, ``references`` and ``accepted`` values."""
-    single = sorted(
-        f"{f.relative_to(PROJECT)}: {entry['name']}.{c['name']} {test}"
-        for folder in ("models", "seeds")
-        for f in (PROJECT / folder).rglob("*.yml")
-        for kind in ("models", "seeds")
-        for entry in (yaml.safe_load(f.read_text()) or {}).get(kind, [])
-        for c in entry.get("columns", [])
-        for test in _tests(c)
-        if test in ("not_null", "unique", "relationships", "accepted_values")
-    )
-    assert single == []
-
-
 def test_every_data_test_is_a_key_test_that_builds_run_in_the_models_node():
-    """mqcap's builds leave dbt's test nodes out and run each model's ``primary_key`` query in
-    the model's own node (macros/row_checks.sql): a test of another kind, or a singular test
-    in data-tests/, would be declared and never run by ``mqcap run``."""
+    """A model's row rules are arguments of its ``primary_key`` test (``required`` columns,
+    ``references``, ``referenced_by``, ``accepted`` values), and mqcap's builds leave dbt's test
+    nodes out and run that test's query in the model's own node (macros/row_checks.sql): a
+    test of another kind (`not_null`, `relationships`...), or a singular test in data-tests/,
+    would be declared and never run by ``mqcap run``."""
     other = sorted(
         f"{f.relative_to(PROJECT)}: {entry['name']}.{c.get('name', '')} {test}"
         for folder in ("models", "seeds")

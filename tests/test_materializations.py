@@ -7,27 +7,13 @@ the runs of meta.build_scope only; what the materializations do not support is r
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import duckdb
 import pytest
 
-from mqcap.build import dbt_executable
-
-from helpers import PROJECT
-
-PROFILE = """\
-m:
-  target: dev
-  outputs:
-    dev:
-      type: duckdb
-      path: "{path}"
-      threads: 1
-"""
+from helpers import DBT_PROFILE, PROJECT, dbt_in, duckdb_rows
 
 MODELS = {
     # A table whose query fails when asked: error() raises while the table is created.
@@ -61,7 +47,7 @@ def _project(root: Path) -> Path:
         "name: m\nversion: '1.0.0'\nconfig-version: 2\nprofile: m\n"
         "flags:\n  send_anonymous_usage_stats: false\n"
     )
-    (project / "profiles.yml").write_text(PROFILE.format(path=root / "w.duckdb"))
+    (project / "profiles.yml").write_text(DBT_PROFILE.format(path=root / "w.duckdb"))
     with duckdb.connect(str(root / "w.duckdb")) as con:
         con.execute(
             "create table main.src as select * from (values ('a', 1), ('b', 2), ('d', 4)) s(run_key, v)"
@@ -71,15 +57,8 @@ def _project(root: Path) -> Path:
     return project
 
 
-def _dbt(project: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_PROCESS")}
-    cmd = [*dbt_executable(), *args, "--project-dir", str(project), "--profiles-dir", str(project)]
-    return subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True)
-
-
 def _rows(root: Path, sql: str) -> list[tuple]:
-    with duckdb.connect(str(root / "w.duckdb"), read_only=True) as con:
-        return con.execute(sql).fetchall()
+    return duckdb_rows(root / "w.duckdb", sql)
 
 
 def _objects(root: Path) -> dict[str, str]:
@@ -94,7 +73,7 @@ def _objects(root: Path) -> dict[str, str]:
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
     root = tmp_path_factory.mktemp("materializations")
     project = _project(root)
-    proc = _dbt(project, "run")
+    proc = dbt_in(project, "run")
     # refused fails alone (nothing depends on it); every other model is built.
     assert proc.returncode == 1 and "PASS=4 WARN=0 ERROR=1" in proc.stdout, proc.stdout[-3000:]
     return root, project, proc.stdout
@@ -124,7 +103,7 @@ def test_each_model_is_built_in_one_statement_with_no_relation_left_aside(built)
 
 def test_a_failing_model_leaves_its_table_as_it_was(built):
     root, project, _ = built
-    proc = _dbt(project, "run", "--select", "t", "--vars", "{n: 5, fail: true}")
+    proc = dbt_in(project, "run", "--select", "t", "--vars", "{n: 5, fail: true}")
     assert proc.returncode == 1 and "this model fails" in proc.stdout, proc.stdout[-3000:]
     assert _rows(root, "select n from t") == [(1,)]
     assert set(_objects(root)) == {"inc", "p", "src", "switch", "t", "t_hook"}
@@ -141,7 +120,7 @@ def test_a_relation_of_the_other_type_and_the_runs_in_scope_are_replaced(built):
         con.execute("delete from main.src where run_key = 'd'")
     assert _rows(root, "select run_key, v from inc order by 1") == [("a", 1), ("b", 2), ("d", 4)]
     scoped = "{n: 5, switch: table, mqcap_incremental: true, k: 10}"
-    proc = _dbt(project, "run", "--select", "t", "switch", "inc", "--vars", scoped)
+    proc = dbt_in(project, "run", "--select", "t", "switch", "inc", "--vars", scoped)
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert _objects(root)["switch"] == "BASE TABLE"
     assert _rows(root, "select seven from switch") == [(7,)]
@@ -150,7 +129,7 @@ def test_a_relation_of_the_other_type_and_the_runs_in_scope_are_replaced(built):
     assert _rows(root, "select run_key, v from inc order by 1") == [("a", 1), ("b", 20), ("c", 30)]
 
     # Without the var, inc whole again; switch a view again.
-    proc = _dbt(project, "run", "--select", "switch", "inc", "--vars", "{switch: view, k: 100}")
+    proc = dbt_in(project, "run", "--select", "switch", "inc", "--vars", "{switch: view, k: 100}")
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert _objects(root)["switch"] == "VIEW"
     assert _rows(root, "select seven from switch") == [(7,)]

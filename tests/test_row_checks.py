@@ -8,7 +8,6 @@ first five.
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -16,19 +15,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from mqcap.build import dbt_executable
-
-from helpers import PROJECT
-
-PROFILE = """\
-m:
-  target: dev
-  outputs:
-    dev:
-      type: duckdb
-      path: "{path}"
-      threads: 1
-"""
+from helpers import DBT_PROFILE, PROJECT, dbt_in, duckdb_rows
 
 PROJECT_YML = """\
 name: m
@@ -117,7 +104,7 @@ def _project(root: Path) -> Path:
     (project / "models" / "schema.yml").write_text(SCHEMA)
     (project / "seeds" / "kinds.csv").write_text("kind\na\nb\n")
     (project / "dbt_project.yml").write_text(PROJECT_YML)
-    (project / "profiles.yml").write_text(PROFILE.format(path=root / "w.duckdb"))
+    (project / "profiles.yml").write_text(DBT_PROFILE.format(path=root / "w.duckdb"))
     with duckdb.connect(str(root / "w.duckdb")) as con:
         con.execute(
             "create table main.src_runs as select * from (values ('r1', 'a'), ('r2', 'b')) s(run_key, kind)"
@@ -129,19 +116,12 @@ def _project(root: Path) -> Path:
     return project
 
 
-def _dbt(project: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_PROCESS")}
-    cmd = [*dbt_executable(), *args, "--project-dir", str(project), "--profiles-dir", str(project)]
-    return subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True)
-
-
 def _build(project: Path) -> subprocess.CompletedProcess:
-    return _dbt(project, "build", "--exclude-resource-type", "test")
+    return dbt_in(project, "build", "--exclude-resource-type", "test")
 
 
 def _rows(root: Path, sql: str) -> list[tuple]:
-    with duckdb.connect(str(root / "w.duckdb"), read_only=True) as con:
-        return con.execute(sql).fetchall()
+    return duckdb_rows(root / "w.duckdb", sql)
 
 
 def _values(root: Path, rows: str) -> None:
@@ -215,7 +195,7 @@ def test_a_check_from_the_model_pointed_to_and_of_accepted_values(built):
     # runs, v (as last built) still names r2.
     with duckdb.connect(str(root / "w.duckdb")) as con:
         con.execute("delete from main.src_runs where run_key in ('r2', 'r3')")
-    proc = _dbt(project, "build", "--exclude-resource-type", "test", "--select", "run_list")
+    proc = dbt_in(project, "build", "--exclude-resource-type", "test", "--select", "run_list")
     assert proc.returncode == 1
     assert (
         'row checks of "w"."main"."run_list" failed: 1 failure(s): no row for v.run_key r2 '
