@@ -1,17 +1,19 @@
 {#-
     Each model's row checks, run inside the model's own node: a post-hook of every model and
     seed (dbt_project.yml) that runs the query of the model's `primary_key` test
-    (macros/primary_key.sql: the key, `required`, `references`, `accepted`) and raises when it
-    returns a row, naming the model and each failure.
+    (macros/primary_key.sql: the key, `required`, `references`, `referenced_by`, `accepted`)
+    and fails the node when it returns a row, naming the model, the number of failures and the
+    first five.
 
     The checks are declared as dbt tests in the models' YAML, where dbt's docs list them and a
     plain `dbt test` runs them; mqcap's builds leave the test nodes out
     (`--exclude-resource-type test`, mqcap.build) and run the same query here. A test is a dbt
     node of its own, and a node costs dbt about 50 ms of Python whatever its rows (87 of them
     were a quarter of a small study's build); here the query is one statement of the model's
-    node. On DuckDB the hook runs inside the model's transaction (macros/materializations.sql),
-    so a model whose rows fail keeps the rows it had; on Spark the build fails and the lake
-    keeps pointing at the last complete build (mqcap.spark.lake).
+    node. On DuckDB the hook is a statement run inside the model's transaction
+    (macros/materializations.sql), so a model whose rows fail keeps the rows it had; on Spark
+    the failures are read while the hook is rendered (spark__mqcap_fail_on_rows), the build
+    fails and the lake keeps pointing at the last complete build (mqcap.spark.lake).
 
     A model a check reads (`references: [{to: ref('dim_run')}]`, `referenced_by: [{model:
     ...}]`) must be built before the model checked, or be that model: tests/test_layout.py fails
@@ -65,12 +67,11 @@
     {%- set described -%}
         failure || coalesce(' ' || key_value, '') || ' (' || cast(key_rows as {{ text }}) || ' rows)'
     {%- endset -%}
-    {#- The first five failures in order, and how many there are. -#}
-    {%- set message -%}
-        'row checks of {{ this }} failed: ' || cast(max(failures) as {{ text }}) || ' failure(s): '
-        || {{ mqcap_string_agg('described', "'; '", 'described') }}
-    {%- endset -%}
-    select {{ mqcap_raise(message) }}
+    {#- One row: how many failures there are (null when none) and the first five in order. -#}
+    {%- set summary -%}
+    select
+        max(failures) as failures,
+        {{ mqcap_string_agg('described', "'; '", 'described') }} as first_failures
     from (
         select
             {{ described }} as described,
@@ -86,7 +87,8 @@
         ) mqcap_failed_rows
     ) mqcap_failures
     where failure_number <= 5
-    having count(*) > 0
+    {%- endset -%}
+    {{ return(adapter.dispatch('mqcap_fail_on_rows', 'mqcap')(summary)) }}
 {% endmacro %}
 
 {#- The relation of a check's `to: ref('name')` (the text dbt keeps in the test's arguments). -#}
@@ -102,15 +104,26 @@
     {{ exceptions.raise_compiler_error("row checks of " ~ this ~ ": no model '" ~ name ~ "' to refer to") }}
 {% endmacro %}
 
-{#- A query that fails with `message` (a SQL text expression) for each row it would return. -#}
-{% macro mqcap_raise(message) -%}
-    {{ return(adapter.dispatch('mqcap_raise', 'mqcap')(message)) }}
-{%- endmacro %}
+{#- The hook's statement for the summary of a model's failed rows: DuckDB runs it in the model's
+    transaction and error() fails it when there are failures. -#}
+{% macro default__mqcap_fail_on_rows(summary) %}
+    select error('row checks of {{ this }} failed: ' || cast(failures as {{ dbt.type_string() }})
+        || ' failure(s): ' || first_failures)
+    from (
+        {{ summary }}
+    ) mqcap_summary
+    where failures is not null
+{% endmacro %}
 
-{% macro default__mqcap_raise(message) -%}
-    error({{ message }})
-{%- endmacro %}
-
-{% macro spark__mqcap_raise(message) -%}
-    raise_error({{ message }})
-{%- endmacro %}
+{#- Spark: dbt-spark's session cursor only plans a statement whose rows nobody reads (a hook's
+    select would never run), and Spark evaluates raise_error() before a filter on the same
+    aggregate. The summary is read here while the hook is rendered, and a failure raised from
+    Jinja; the hook itself is then empty. -#}
+{% macro spark__mqcap_fail_on_rows(summary) %}
+    {%- set found = run_query(summary) -%}
+    {%- if found is not none and found.rows and found.rows[0][0] is not none -%}
+        {{ exceptions.raise_compiler_error('row checks of ' ~ this ~ ' failed: '
+            ~ found.rows[0][0] ~ ' failure(s): ' ~ found.rows[0][1]) }}
+    {%- endif -%}
+    {{ return('') }}
+{% endmacro %}
