@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -75,16 +76,19 @@ def landing_fingerprint(
                 "where table_schema = 'landing' order by 1"
             ).fetchall()
         ]
-        out = {}
-        for n in names:
-            # The sum of the rows' hashes: every value of every row, in any order, summed in
-            # DuckDB (a repeated row counts twice; fetching the rows into Python cost 88 ms a
-            # call on the fault-injection warehouse, most of test_reliability_faults' time).
-            rows, digest = con.execute(
-                f"""select count(*), coalesce(sum(hash(t)::hugeint), 0)::varchar
+        # The sum of the rows' hashes: every value of every row, in any order, summed in DuckDB
+        # (a repeated row counts twice; fetching the rows into Python cost 88 ms a call on the
+        # fault-injection warehouse). One query for every table: a query per table cost three
+        # times as much on the mini study's 45 landing tables (0.12 s against 0.04 s).
+        out = {n: (0, "0") for n in names}
+        if names:
+            parts = [
+                f"""select '{n}', count(*), coalesce(sum(hash(t)::hugeint), 0)::varchar
                     from landing."{n}" as t where file_id not in ({skip})"""
-            ).fetchone()
-            out[n] = (rows, digest)
+                for n in names
+            ]
+            for n, rows, digest in con.execute(" union all ".join(parts)).fetchall():
+                out[n] = (rows, digest)
         loaded = con.execute(
             "select path, sha256, rows_landed from meta.ingest_ledger "
             f"where status = 'loaded' and file_id not in ({skip}) order by path"
@@ -207,3 +211,25 @@ def duckdb_rows(path: Path, sql: str) -> list[tuple]:
     """The rows of ``sql`` in the DuckDB file ``path``, opened read-only."""
     with duckdb.connect(str(path), read_only=True) as con:
         return con.execute(sql).fetchall()
+
+
+def group_alive(pgid: int) -> list[str]:
+    """The command lines of the live processes of process group ``pgid`` (a zombie, dead and
+    waiting to be reaped, is not live).
+
+    Example:
+        assert group_alive(proc.pid) == []  # proc started with start_new_session=True
+    """
+    alive = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if os.getpgid(int(entry.name)) != pgid:
+                continue
+            if "\nState:\tZ" in (entry / "status").read_text():
+                continue
+            alive.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()[:160])
+        except (ProcessLookupError, FileNotFoundError, PermissionError):
+            continue
+    return alive

@@ -88,11 +88,11 @@ def ledger_landing_disagreements(warehouse: Path) -> list[str]:
             ).fetchall()
         ]
         actual: dict[int, dict[str, int]] = {}
-        for t in tables:
-            for fid, n in con.execute(
-                f'select file_id, count(*) from landing."{t}" group by 1'
-            ).fetchall():
-                actual.setdefault(fid, {})[t] = n
+        counts = " union all ".join(
+            f"select '{t}', file_id, count(*) from landing.\"{t}\" group by file_id" for t in tables
+        )
+        for t, fid, n in con.execute(counts).fetchall() if tables else []:
+            actual.setdefault(fid, {})[t] = n
         ledger = con.execute(
             "select file_id, status, rows_by_table, rows_landed from meta.ingest_ledger"
         ).fetchall()
