@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from mqcap.cli import main
 from mqcap.export import export_marts
 from mqcap.settings import Settings
+from mqcap.warehouse import MART_TYPES
 
 from helpers import PROJECT, copy_run, layout_settings
 
@@ -126,15 +127,21 @@ def test_machine_formats_take_exactly_one_result(built):
     assert json.loads(prepared.output) == [{"c": 3}]
 
 
-def test_mart_integers_are_bigint_in_the_warehouse_sql_and_exports(built, tmp_path):
-    wide = _sql(
+def test_mart_columns_have_the_marts_types_and_integers_stay_bigint_in_sql_and_exports(
+    built, tmp_path
+):
+    # Every mart column is one of warehouse.MART_TYPES (the Spark engine's copy gives the same:
+    # tests/test_spark_engine.py): no 32-bit FLOAT rounding a byte count, no DECIMAL, no INTEGER.
+    typed = _sql(
         built,
-        "select table_name, column_name, data_type from information_schema.columns "
-        "where table_schema = 'marts' and data_type in ('HUGEINT', 'UHUGEINT')",
+        "select data_type, count(*) as n from information_schema.columns "
+        "where table_schema = 'marts' group by 1 order by 1",
         "--format",
         "json",
     )
-    assert json.loads(wide.output) == []
+    types = {r["data_type"]: r["n"] for r in json.loads(typed.output)}
+    assert set(types) <= set(MART_TYPES), types
+    assert types["BIGINT"] >= 100 and types["DOUBLE"] >= 100
     js = _sql(
         built,
         "select transactions, sum(transactions) over () as total from marts.fct_driver_results "
@@ -181,3 +188,31 @@ def test_every_mart_column_is_described_in_the_model_yaml(built):
     columns = [(r["table_name"], r["column_name"]) for r in json.loads(listed.output)]
     assert len(columns) >= 298
     assert [c for c in columns if c not in described] == []
+
+
+def test_every_marts_first_column_is_its_key(built):
+    """The report's reads sort by the mart's first column last (mqcap.report.queries._mart),
+    so that column must be the key the mart's primary_key check holds unique."""
+    import yaml
+
+    doc = yaml.safe_load((PROJECT / "models" / "marts" / "_marts__models.yml").read_text())
+
+    def is_key(column: dict) -> bool:
+        tests = column.get("data_tests") or []
+        return any(
+            t == "primary_key" or (isinstance(t, dict) and "primary_key" in t) for t in tests
+        )
+
+    keys = {
+        m["name"]: [c["name"] for c in m.get("columns", []) if is_key(c)] for m in doc["models"]
+    }
+    listed = _sql(
+        built,
+        "select table_name, column_name from information_schema.columns "
+        "where table_schema = 'marts' and ordinal_position = 1 order by all",
+        "--format",
+        "json",
+    )
+    first = {r["table_name"]: [r["column_name"]] for r in json.loads(listed.output)}
+    assert len(first) >= 30
+    assert first == {name: keys.get(name) for name in first}

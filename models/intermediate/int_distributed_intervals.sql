@@ -146,7 +146,7 @@ mon_intervals as (
         mon_records.record_line as interval_line,
         mon_records.interval_start_local,
         mon_records.interval_end_local,
-        cast(mon_records.interval_s as {{ dbt.type_float() }}) as interval_s,
+        cast(mon_records.interval_s as double) as interval_s,
         mon_kinds.measure,
         mon_records.subject,
         case mon_kinds.counted

@@ -82,7 +82,7 @@ unioned as (
             when cph.avg_rate_per_s > 0 and cph.last_threads > 0
                 then cph.last_threads * 1000000.0 / cph.avg_rate_per_s
         end as round_trip_us,
-        cast(null as {{ dbt.type_float() }}) as target_rate_per_s,
+        cast(null as double) as target_rate_per_s,
         cph.last_threads as threads,
         cast(null as {{ dbt.type_bigint() }}) as message_bytes,
         cph.total_iterations as transactions,

@@ -82,7 +82,7 @@ select
         when round_trips_per_s > 0
             then threads * 1000000.0 / round_trips_per_s
     end as round_trip_us,
-    cast(null as {{ dbt.type_float() }}) as target_rate_per_s,
+    cast(null as double) as target_rate_per_s,
     threads,
     message_bytes,
     cast(null as {{ dbt.type_bigint() }}) as transactions,

@@ -162,7 +162,7 @@ select
     labels.protection,
     labels.cipher,
     labels.tls_version,
-    cast(labels.key_bits_text as {{ dbt.type_int() }}) as key_bits,
+    cast(labels.key_bits_text as {{ dbt.type_bigint() }}) as key_bits,
     labels.key_strength,
     labels.cipher_prefix,
     labels.sslrkeyc,

@@ -21,9 +21,9 @@ select
     tasks.message_bytes,
     runs.threads,
     tasks.task_type,
-    case tasks.task_type
+    cast(case tasks.task_type
         when 'dispatcher' then 1 when 'adapter' then 2 when 'ssl' then 3 else 4
-    end as stack_order,
+    end as {{ dbt.type_bigint() }}) as stack_order,
     tasks.tasks,
     tasks.requests,
     tasks.cpu_us_per_request,

@@ -48,10 +48,10 @@ select
     runs.scenario,
     runs.hardware_model,
     by_role.role,
-    case by_role.role
+    cast(case by_role.role
         when 'APP' then 1 when 'MSTR' then 2 when 'CHIN' then 3 when 'MQ' then 4
         when 'TCPIP' then 5 when 'AMSM' then 6 when 'OTHER' then 7 else 8
-    end as role_order,
+    end as {{ dbt.type_bigint() }}) as role_order,
     by_role.role in ('MQ', 'TOTAL') as is_subtotal,
     runs.baseline_run_key,
     runs.is_baseline,

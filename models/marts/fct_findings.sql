@@ -662,7 +662,7 @@ select
     value,
     unit,
     magnitude,
-    1.0 as certainty,
+    cast(1.0 as double) as certainty,
     section_anchor,
     configuration,
     measure,

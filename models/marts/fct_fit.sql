@@ -17,7 +17,7 @@ sums as (
         measure,
         subject,
         max(unit) as unit,
-        regr_count(y_value, x_value) as n_points,
+        cast(regr_count(y_value, x_value) as {{ dbt.type_bigint() }}) as n_points,
         count(distinct x_value) as distinct_x,
         regr_slope(y_value, x_value) as slope_a,
         regr_intercept(y_value, x_value) as intercept_b,

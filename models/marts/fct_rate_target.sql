@@ -61,7 +61,7 @@ select
     driver.target_rate_per_s,
     driver.rate_per_s as achieved_rate_per_s,
     driver.rate_per_s / driver.target_rate_per_s * 100 as achieved_pct,
-    98.0 as sustained_threshold_pct,
+    cast(98.0 as double) as sustained_threshold_pct,
     driver.rate_per_s / driver.target_rate_per_s * 100 >= 98.0 as sustained,
     driver.target_rate_per_s - driver.rate_per_s as shortfall_per_s,
     xqtime.xqtime_snapshots,
@@ -76,7 +76,7 @@ select
     case
         when xqtime.xqtime_snapshots >= 2 then xqtime.xqtime_last_us > 2 * xqtime.xqtime_first_us
     end as backlog_growing,
-    {{ backlog_level_us }} as backlog_level_us,
+    cast({{ backlog_level_us }} as {{ dbt.type_bigint() }}) as backlog_level_us,
     xqtime.xqtime_p95_us >= {{ backlog_level_us }} as backlog_standing,
     case
         when xqtime.xqtime_snapshots is null then 'unknown: no XQTIME'

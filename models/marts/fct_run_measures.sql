@@ -194,7 +194,7 @@ measures as (
         'cwnd_drops' as measure,
         'RUN' as subject,
         'drops' as unit,
-        cast(cwnd_drops as {{ dbt.type_float() }}) as measure_value
+        cast(cwnd_drops as double) as measure_value
     from netstat
     union all
     select

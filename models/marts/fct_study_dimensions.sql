@@ -33,7 +33,7 @@ run_values as (
             workload_type,
             workload_runs,
             '{{ column }}' as dimension,
-            {{ loop.index }} as dimension_order,
+            cast({{ loop.index }} as {{ dbt.type_bigint() }}) as dimension_order,
             '{{ nouns }}' as nouns,
             cast({{ column }} as {{ dbt.type_string() }}) as dimension_value
         from runs

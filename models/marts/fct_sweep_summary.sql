@@ -235,6 +235,6 @@ select
     end as single_thread_round_trip_pct_change,
     last_doubling_from_threads,
     last_doubling_gain_pct,
-    5.0 as saturation_threshold_pct,
+    cast(5.0 as double) as saturation_threshold_pct,
     coalesce(last_doubling_gain_pct < 5.0, false) as saturates
 from with_base

@@ -23,6 +23,28 @@ from mqcap.parsers.base import Table
 LANDING = "landing"
 META = "meta"
 
+# The column types of every mart, on both engines (tests/test_sql.py, the engine-parity test):
+# whole numbers 64-bit, other numbers double, text, truth values, plain (local or UTC) times.
+MART_TYPES = ("VARCHAR", "BIGINT", "DOUBLE", "BOOLEAN", "TIMESTAMP", "DATE")
+_WHOLE = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER"}
+
+
+def mart_type(typ: str) -> str:
+    """The marts' type for a DuckDB type: one of ``MART_TYPES``, else ``typ`` unchanged.
+
+    Example:
+        >>> [mart_type(t) for t in ("INTEGER", "DECIMAL(3,1)", "FLOAT", "TIMESTAMP_NS", "VARCHAR")]
+        ['BIGINT', 'DOUBLE', 'DOUBLE', 'TIMESTAMP', 'VARCHAR']
+    """
+    if typ in _WHOLE:
+        return "BIGINT"
+    if typ.startswith("DECIMAL") or typ in ("FLOAT", "REAL", "DOUBLE"):
+        return "DOUBLE"
+    if typ.startswith("TIMESTAMP"):
+        return "TIMESTAMP"
+    return typ
+
+
 BUSY_HELP = (
     "the warehouse {path} is locked by another process{holder}. DuckDB allows one writer at a "
     "time: close the other session (duckdb CLI, DBeaver, another mqcap), or query a copy with "
