@@ -99,13 +99,15 @@ def _query(sql: str, params: list | None = None) -> pd.DataFrame:
 
 
 def _mart(name: str, study: str | None = None, order: str | None = None) -> pd.DataFrame:
+    """A mart's rows (of ``study``), sorted by ``order`` then by the mart's key (its first
+    column, tests/test_sql.py): one order whatever order the rows are stored in, so rows that
+    tie on ``order`` never swap between engines or builds (tests/test_report_order.py)."""
     sql = f"select * from marts.{name}"
     params: list = []
     if study is not None:
         sql += " where study = ?"
         params.append(study)
-    if order:
-        sql += f" order by {order}"
+    sql += f" order by {order + ', ' if order else ''}1"
     return _query(sql, params)
 
 
