@@ -12,7 +12,7 @@ DuckDB with dbt-duckdb; Spark with the lake sync, dbt-spark in a local session a
 attached back. Spark's event logs give the tasks and their executor time, from which the notes
 project decode and build on a cluster: wall ~= driver part (planning, landing, dbt, JVM start;
 not spread over executors) + task seconds / (executors x cores). The marts of both engines are
-compared (mqcap.spark.parity). MQCAP_BENCH_ENGINES_LOCAL1=0 leaves out the local[1] runs,
+compared (mqcap.parity). MQCAP_BENCH_ENGINES_LOCAL1=0 leaves out the local[1] runs,
 =decode the local[1] build. MQCAP_BENCH_ENGINES_PARTS=build measures the builds only (the
 DuckDB engine's ingest still makes the warehouse they start from); =decode the decodes only.
 """
@@ -145,7 +145,7 @@ def _projection(driver_s: float, task_s: float) -> str:
 
 
 def run(work: Path, quick: bool) -> list[dict]:
-    from mqcap.spark.parity import mart_differences
+    from mqcap.parity import mart_differences
 
     scale = float(os.environ.get("MQCAP_BENCH_ENGINES_SCALE") or (8 if quick else 1600))
     # MQCAP_BENCH_ENGINES_LOCAL1: 1 (default) decode and build at local[1] too; "decode" only

@@ -28,7 +28,7 @@ from mqcap import warehouse
 from mqcap.ingest import ingest
 from mqcap.settings import Settings
 
-from helpers import FIXTURES, PROJECT, landing_fingerprint, layout_settings
+from helpers import FIXTURES, PROJECT, group_alive, landing_fingerprint, layout_settings
 from reliability_summary import CRASH_SEED, KILL_POINTS, ledger_landing_disagreements
 
 # Minutes of kills and rebuilds: scheduled among the first modules (tests/conftest.py).
@@ -60,7 +60,8 @@ def _settings(root: Path) -> Settings:
 
 
 class Killer:
-    """Runs ``mqcap`` commands as subprocesses (own process group: dbt dies with them)."""
+    """Runs ``mqcap`` commands as subprocesses, each in a process group of its own (to see
+    what it leaves running when killed)."""
 
     def __init__(self, settings: Settings, rng: random.Random):
         self.settings = settings
@@ -100,22 +101,20 @@ class Killer:
         )
 
     def kill(self, proc: subprocess.Popen) -> bool:
-        """SIGKILL the command and its children; True when it was still running."""
+        """SIGKILL the command alone, as a closed terminal or an OOM killer would; True when it
+        was still running. What it started (dbt, the ingest workers, a report's kernel) must
+        end with it: nothing of its process group may be left running after 30 s."""
         alive = proc.poll() is None
         if alive:
-            os.killpg(proc.pid, signal.SIGKILL)
+            proc.send_signal(signal.SIGKILL)
             self.kills += 1
         proc.wait(timeout=60)
-        # dbt runs as a child in the same group; the warehouse lock goes with the last of them.
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                os.killpg(proc.pid, 0)
-            except ProcessLookupError:
-                break
-            time.sleep(0.05)
         if proc.stdout is not None:
-            proc.stdout.close()
+            proc.stdout.close()  # as a closed terminal: what writes there next gets EPIPE
+        deadline = time.monotonic() + 30
+        while left := group_alive(proc.pid):
+            assert time.monotonic() < deadline, f"left running after mqcap was killed: {left}"
+            time.sleep(0.05)
         return alive
 
     def kill_at_step(self, args: tuple[str, ...], step: int) -> bool:

@@ -9,6 +9,7 @@ and reads the marts back through DuckDB; GX checks both; the reports run in a Ju
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -19,13 +20,18 @@ import time
 from pathlib import Path
 
 import duckdb
+import polars as pl
 import pytest
+from click.testing import CliRunner
+from polars.testing import assert_frame_equal
 
+from mqcap.cli import main
+from mqcap.parity import mart_differences
 from mqcap.pipeline import run
 from mqcap.settings import Settings
-from mqcap.spark.parity import mart_differences
+from mqcap.warehouse import MART_TYPES
 
-from helpers import PROJECT, query
+from helpers import PROJECT, group_alive, query
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow(minutes=30), pytest.mark.soak]
 
@@ -71,20 +77,32 @@ def test_spark_marts_equal_duckdb_marts_row_for_row(engines):
     assert problems == []
 
 
-def test_the_spark_marts_are_read_from_the_lake(engines):
+def test_the_spark_marts_are_copied_from_the_lake_with_the_marts_types(engines):
     _, spark, _, _ = engines
     locations = json.loads((spark.lake / "marts.json").read_text())
     with duckdb.connect(str(spark.warehouse), read_only=True) as con:
-        views = dict(
+        tables = dict(
             con.execute(
-                "select view_name, sql from duckdb_views() where schema_name = 'marts'"
+                "select table_name, table_type from information_schema.tables "
+                "where table_schema = 'marts'"
             ).fetchall()
         )
-        # Every mart is a view over the Parquet files of the build marts.json names.
-        assert set(views) == set(locations) and len(views) >= 30
+        # Every mart is a table of the warehouse holding the rows of the Parquet files of the
+        # build marts.json names.
+        assert set(tables) == set(locations) and len(tables) >= 30
+        assert set(tables.values()) == {"BASE TABLE"}
         for name, folder in locations.items():
-            assert str(Path(folder)) in views[name]
             assert Path(folder).is_relative_to(spark.lake / "builds")
+            in_lake = duckdb.sql(f"select count(*) from '{folder}/*.parquet'").fetchall()[0][0]
+            assert con.execute(f"select count(*) from marts.{name}").fetchone()[0] == in_lake
+        types = {
+            t
+            for (t,) in con.execute(
+                "select distinct data_type from information_schema.columns "
+                "where table_schema = 'marts'"
+            ).fetchall()
+        }
+        assert types <= set(MART_TYPES), types
         # One build folder: the last complete one (older and failed ones are removed).
         assert len(list((spark.lake / "builds").iterdir())) == 1
         # Every loaded file version is in the lake, once per landing table it has rows in.
@@ -92,6 +110,50 @@ def test_the_spark_marts_are_read_from_the_lake(engines):
             "select count(*) from meta.ingest_ledger where status = 'loaded' and rows_landed > 0"
         ).fetchall()[0][0]
     assert _lake_versions(spark) == loaded
+
+
+def test_sql_shell_compare_and_export_read_the_spark_warehouse_in_their_sandbox(engines, tmp_path):
+    """The readers of a warehouse, on the Spark-built one: the same answers as on the DuckDB
+    engine's, file access off (the lake is not read)."""
+    duck, spark, _, _ = engines
+
+    def cli(s: Settings, *args: str, stdin: str | None = None):
+        out = CliRunner().invoke(main, ["-q", *args, "--warehouse", str(s.warehouse)], input=stdin)
+        assert out.exit_code == 0, out.output
+        return out.output
+
+    query = (
+        "select configuration, message_bytes, role, round(cpu_us_per_txn, 6) "
+        "from marts.fct_address_space_cost where study = 'attls' order by all"
+    )
+    assert cli(spark, "sql", query, "--format", "csv") == cli(duck, "sql", query, "--format", "csv")
+    refused = CliRunner().invoke(
+        main,
+        [
+            "sql",
+            f"select * from read_parquet('{spark.lake}/**/*.parquet')",
+            "--warehouse",
+            str(spark.warehouse),
+        ],
+    )
+    assert refused.exit_code != 0 and "Permission" in refused.output
+    runs = cli(duck, "sql", "select count(*) from marts.dim_run", "--format", "csv")
+    shell = cli(spark, "shell", stdin="select count(*) as n from marts.dim_run;\n.quit\n")
+    assert f"│ {runs.splitlines()[-1]} │" in shell, shell
+    pair = ("MQ + System SSL", "MQ + AT-TLS")
+    compared = [
+        pl.read_csv(io.StringIO(cli(s, "compare", *pair, "--study", "attls", "--format", "csv")))
+        for s in (duck, spark)
+    ]
+    assert compared[0].height >= 10
+    # The same verdicts and texts; numbers to the parity test's tolerance (sums in another order).
+    assert_frame_equal(compared[0], compared[1], check_exact=False, rel_tol=1e-9, abs_tol=1e-12)
+    cli(spark, "export", str(tmp_path / "export"), "--mart", "fct_driver_results")
+    exported = pl.read_parquet(tmp_path / "export" / "fct_driver_results" / "**" / "*.parquet")
+    assert exported.schema["transactions"] == pl.Int64 and exported.height > 0
+    assert "the same marts" in cli(
+        spark, "compare-warehouses", str(duck.warehouse), str(spark.warehouse)
+    )
 
 
 def _lake_versions(s: Settings) -> int:
@@ -135,9 +197,9 @@ def test_an_incremental_spark_build_killed_and_run_again_equals_the_duckdb_engin
 ):
     """After the full builds, the same changes on both engines: a deleted run, a deleted
     capture, an edited manifest, and a run's SMF dump dropped again at the raw root (a day's
-    drop: a duplicate, counted once). The Spark engine's `mqcap run` is SIGKILLed (mqcap, dbt
-    and the JVM) once its new build has written a mart; the next run finds the build owed and
-    makes it. Each engine recomputes only the runs in scope (the same ones), and the marts are
+    drop: a duplicate, counted once). The Spark engine's `mqcap run` is SIGKILLed (mqcap
+    alone: its dbt and the JVM end with it) once its new build has written a mart; the next run
+    finds the build owed and makes it. Each engine recomputes only the runs in scope (the same ones), and the marts are
     equal row for row: on Spark the run-keyed marts are the last build's rows of the other runs
     plus the scope's (macros/run_scope.sql). One Spark build pair serves the incremental, the
     kill and the duplicates checks (the suite's longest part)."""
@@ -222,5 +284,11 @@ def _kill_when(proc: subprocess.Popen, ready, timeout_s: float = 3600) -> None:
         assert proc.poll() is None, "the build ended before the moment to kill it"
         assert time.monotonic() < deadline, "the moment to kill never came"
         time.sleep(0.2)
-    os.killpg(proc.pid, signal.SIGKILL)
+    # mqcap alone, as a closed terminal or an OOM killer would: its dbt and the JVM that dbt
+    # started must end with it (mqcap.lifeline), leaving no build running beside the next.
+    proc.send_signal(signal.SIGKILL)
     proc.wait()
+    deadline = time.monotonic() + 60
+    while left := group_alive(proc.pid):
+        assert time.monotonic() < deadline, f"left running after mqcap was killed: {left}"
+        time.sleep(0.2)

@@ -164,6 +164,85 @@ def test_marts_json_decides_which_build_folder_stays(tmp_path):
     assert [p.name for p in (root / "builds").iterdir()] == ["b3"]
 
 
+def _spark_like_mart(folder, rows: str) -> None:
+    """A mart as dbt-spark leaves it: Parquet part files with Spark's int and decimal types."""
+    folder.mkdir(parents=True)
+    for part, where in enumerate(("n % 2 = 0", "n % 2 = 1")):
+        duckdb.sql(
+            f"copy (select * from ({rows}) where {where}) "
+            f"to '{folder / f'part-0000{part}.parquet'}' (format parquet)"
+        )
+
+
+def test_the_marts_are_copied_in_as_tables_with_the_marts_types_and_read_in_the_sandbox(
+    tmp_path,
+):
+    """After a Spark build the warehouse holds the marts itself: `mqcap sql`, `compare-warehouses`
+    and export read them with file access off, and Spark's INTEGER, DECIMAL, FLOAT and
+    TIMESTAMP WITH TIME ZONE come in as the marts' types. Marts no longer listed are dropped,
+    and so is a view the release before made over the lake."""
+    from click.testing import CliRunner
+
+    from mqcap.cli import main
+
+    root = tmp_path / "lake"
+    build = root / "builds" / "b1" / "marts.db"
+    rows = (
+        "select cast(n as integer) as n, cast(n * 1.5 as decimal(4, 1)) as share, "
+        "cast(n / 4 as float) as quarter, 'run-' || n as run_id, "
+        "timestamptz '2026-01-02 03:04:05+00' + n * interval 1 second as started "
+        "from range(6) t(n)"
+    )
+    _spark_like_mart(build / "fct_one", rows)
+    _spark_like_mart(build / "fct_two", "select cast(n as smallint) as n from range(3) t(n)")
+    (root / "marts.json").write_text(
+        json.dumps({name: str(build / name) for name in ("fct_one", "fct_two")})
+    )
+    wh = tmp_path / "warehouse.duckdb"
+    with duckdb.connect(str(wh)) as con:
+        con.execute("create schema marts")
+        con.execute("create table marts.fct_gone as select 1 as n")
+        con.execute("create view marts.fct_one as select 1 as n")  # the old way: a view
+        assert lake.attach_marts(con, root) == ["fct_one", "fct_two"]
+        tables = con.execute(
+            "select table_name, table_type from information_schema.tables "
+            "where table_schema = 'marts' order by 1"
+        ).fetchall()
+        types = dict(
+            con.execute(
+                "select column_name, data_type from information_schema.columns "
+                "where table_schema = 'marts' and table_name = 'fct_one'"
+            ).fetchall()
+        )
+        started = con.execute("select min(started) from marts.fct_one").fetchone()[0]
+    assert tables == [("fct_one", "BASE TABLE"), ("fct_two", "BASE TABLE")]
+    assert types == {
+        "n": "BIGINT",
+        "share": "DOUBLE",
+        "quarter": "DOUBLE",
+        "run_id": "VARCHAR",
+        "started": "TIMESTAMP",
+    }
+    assert str(started) == "2026-01-02 03:04:05"
+    # The lake can go away (or be unreadable): the warehouse answers alone, in the sandbox.
+    shutil.rmtree(root)
+    out = CliRunner().invoke(
+        main,
+        [
+            "sql",
+            "select sum(n), sum(share) from marts.fct_one",
+            "--format",
+            "csv",
+            "--warehouse",
+            str(wh),
+        ],
+    )
+    assert out.exit_code == 0, out.output
+    assert out.output.splitlines()[-1] == "15,22.5"
+    same = CliRunner().invoke(main, ["compare-warehouses", str(wh), str(wh)])
+    assert same.exit_code == 0 and "the same marts: 2 marts, 9 rows" in same.output, same.output
+
+
 def test_the_spark_engine_says_what_is_missing_before_it_starts(settings, monkeypatch):
     import mqcap.spark as engine
     from mqcap.build import build

@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mqcap import parse_cache, warehouse
+from mqcap import lifeline, parse_cache, warehouse
 from mqcap import scope as build_scope
 from mqcap.errors import DataError, EnvironmentProblem, WarehouseBusyError
 from mqcap.ledger.steps import pipeline_state, record_step
@@ -53,22 +53,23 @@ class BuildResult:
         return f"dbt build: {parts or 'nothing run'} in {self.elapsed_s:.1f}s{scope}"
 
 
-# dbt's entry point run by this interpreter: what its `dbt` script does, without the script.
-DBT_MAIN = "import sys; from dbt.cli.main import cli; sys.argv[0] = 'dbt'; sys.exit(cli())"
+# dbt's entry point run by this interpreter: what its `dbt` script does, after asking to die
+# with mqcap (mqcap.lifeline).
+DBT_MAIN = (
+    "import sys; from mqcap.lifeline import die_with_parent; die_with_parent(); "
+    "from dbt.cli.main import cli; sys.argv[0] = 'dbt'; sys.exit(cli())"
+)
 
 
 def dbt_executable() -> list[str]:
-    """The dbt of this interpreter's environment, never one found elsewhere on PATH: its
-    ``dbt`` script beside ``sys.executable``, else dbt's entry point run by this interpreter
-    (a pipx install, or dbt importable without its script).
+    """The dbt of this interpreter's environment, never one found elsewhere on PATH: dbt's
+    entry point run by this interpreter (a venv, a pipx install), which first asks to die
+    with mqcap (``mqcap.lifeline.die_with_parent``).
 
     Example:
-        >>> dbt_executable()[0].endswith("dbt") or dbt_executable()[1:2] == ["-c"]
-        True
+        >>> dbt_executable()[1:2]
+        ['-c']
     """
-    candidate = Path(sys.executable).parent / "dbt"
-    if candidate.is_file():
-        return [str(candidate)]
     return [sys.executable, "-c", DBT_MAIN]
 
 
@@ -124,14 +125,27 @@ def run_dbt(
             env.pop(name, None)
         env["MQCAP_LAKE"] = str(settings.lake)
         env["MQCAP_SPARK_BUILD"] = str(new_build_dir(settings.lake))
-    proc = subprocess.Popen(
-        cmd,
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    # dbt dies with this process, and holds the build lock as long as it lives (mqcap.lifeline).
+    env[lifeline.PARENT_ENV] = str(os.getpid())
+    lock = settings.outputs / "build.lock"
+    with lifeline.build_lock(lock, settings.warehouse) as held:
+        proc = subprocess.Popen(
+            cmd,
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            pass_fds=(held,),
+        )
+        lifeline.note_holder(held, proc.pid)
+        lines = _follow(proc, progress)
+    parse_cache.keep(settings, target, variant)
+    return subprocess.CompletedProcess(cmd, proc.returncode, "\n".join(lines), "")
+
+
+def _follow(proc: subprocess.Popen, progress: Progress) -> list[str]:
+    """dbt's output lines, each shown as progress, until dbt ends."""
     lines: list[str] = []
     assert proc.stdout is not None
     try:
@@ -150,8 +164,7 @@ def run_dbt(
         proc.terminate()
         proc.wait()
         raise
-    parse_cache.keep(settings, target, variant)
-    return subprocess.CompletedProcess(cmd, proc.returncode, "\n".join(lines), "")
+    return lines
 
 
 # dbt's line for a node done: "12:00:01  10 of 363 OK created sql table model marts.dim_run

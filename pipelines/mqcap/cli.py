@@ -15,7 +15,7 @@ import click
 import duckdb
 
 from mqcap import duplicates, interrupt, warehouse
-from mqcap.errors import MqcapError, UsageError, os_problem
+from mqcap.errors import DataError, MqcapError, UsageError, os_problem
 from mqcap.names import printable
 from mqcap.progress import make_progress
 from mqcap.settings import Settings
@@ -683,6 +683,38 @@ def compare(
     elif fmt != "parquet":
         frame = frame.with_columns(pl.lit(threshold).alias("threshold"))
     _emit(frame, fmt, output, table_text, frame.height)
+
+
+@main.command("compare-warehouses")
+@click.argument("a", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("b", type=click.Path(path_type=Path, dir_okay=False))
+@click.option(
+    "--rel",
+    type=click.FloatRange(min=0),
+    default=1e-9,
+    show_default=True,
+    help="Relative tolerance for floating-point values (text, whole numbers, times: exact).",
+)
+def compare_warehouses(a: Path, b: Path, rel: float) -> None:
+    """Do warehouses A and B hold the same marts? Mart names, columns and their types, then
+    every row (in any order). Exit 0 when they do, 1 when they differ (each difference
+    printed, at most five rows per mart).
+
+    For a warehouse built by each engine from the same raw files (`--engine duckdb` and
+    `--engine spark`), or one built before and one after a change of mqcap or of the project.
+
+    \b
+    Example:
+      mqcap compare-warehouses duck/warehouse.duckdb spark/warehouse.duckdb
+    """
+    from mqcap.parity import mart_counts, mart_differences
+
+    problems = mart_differences(a, b, rel=rel)
+    if problems:
+        click.echo("\n".join(problems))
+        raise DataError(f"the marts of {a} and {b} differ: {len(problems)} difference(s) above")
+    marts, rows = mart_counts(a)
+    click.echo(f"the same marts: {marts} marts, {rows:,} rows, floats to {rel:g} relative")
 
 
 @main.command()

@@ -166,6 +166,9 @@ def write_locations(spark, lake: Path) -> dict[str, str]:
 
 
 if __name__ == "__main__":
+    from mqcap.lifeline import die_with_parent
+
+    die_with_parent()  # this process and the JVM it starts end with mqcap
     code = main()
     sys.stdout.flush()
     # The JVM's shutdown is slow and sometimes noisy; everything is written by now.

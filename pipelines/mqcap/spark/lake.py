@@ -1,4 +1,4 @@
-"""The Spark engine's lake: the landing tables and the ledger as Parquet, the marts read back.
+"""The Spark engine's lake: the landing tables and the ledger as Parquet, the marts copied back.
 
 Layout under ``settings.lake`` (``<stem>.mqcap/lake`` unless ``MQCAP_LAKE`` says otherwise)::
 
@@ -8,6 +8,8 @@ Layout under ``settings.lake`` (``<stem>.mqcap/lake`` unless ``MQCAP_LAKE`` says
     meta/build_scope/build_scope.parquet         the runs an incremental build recomputes, whole
     builds/<n>/<schema>.db/<model>/              what one dbt-spark build wrote (its tables)
     marts.json                                   the marts of the last complete build
+
+The marts of the last complete build are copied into the warehouse as tables (``attach_marts``).
 
 How exactly-once holds on this engine. Ingest is unchanged: a file's rows and its ledger row
 commit in one DuckDB transaction, so the warehouse's ledger stays the one commit point. The lake
@@ -188,28 +190,56 @@ def _copy(con, query: str, target: Path) -> None:
 
 
 def attach_marts(con: duckdb.DuckDBPyConnection, lake: Path) -> list[str]:
-    """In the warehouse, each mart Spark wrote becomes a view over its Parquet files (the
-    locations ``mqcap.spark.dbt`` wrote to ``<lake>/marts.json``): reports, checks and
-    ``mqcap sql`` read them as they read DuckDB's own marts. Marts no longer there are dropped.
+    """Copy each mart Spark wrote (the Parquet folders ``mqcap.spark.dbt`` wrote to
+    ``<lake>/marts.json``) into the warehouse as a table of its own, in one transaction, with
+    the marts' column types (``warehouse.mart_type``: Spark's int and decimal become BIGINT and
+    DOUBLE, as the DuckDB engine's marts have them). The DuckDB file then holds everything a
+    reader needs: the checks, the reports, ``mqcap sql``/``shell``/``compare``/``export`` read
+    it in their sandbox (no file access) as they read a DuckDB-built warehouse. Marts no longer
+    listed are dropped (and a view a release before this one made over the lake).
     """
     import json
 
     locations = json.loads((lake / "marts.json").read_text())
-    con.execute("create schema if not exists marts")
-    existing = {
-        (name, kind)
-        for name, kind in con.execute(
+    con.execute("begin")
+    try:
+        con.execute("create schema if not exists marts")
+        existing = con.execute(
             "select table_name, table_type from information_schema.tables "
             "where table_schema = 'marts'"
         ).fetchall()
-    }
-    for name, kind in sorted(existing):
-        if name not in locations or kind != "VIEW":
-            con.execute(f'drop {"view" if kind == "VIEW" else "table"} marts."{name}"')
-    for name, folder in sorted(locations.items()):
-        files = _quote(Path(folder) / "*.parquet")
-        con.execute(f'create or replace view marts."{name}" as select * from read_parquet({files})')
+        for name, kind in sorted(existing):
+            if name not in locations or kind == "VIEW":
+                con.execute(f'drop {"view" if kind == "VIEW" else "table"} marts."{name}"')
+        for name, folder in sorted(locations.items()):
+            source = f"read_parquet({_quote(Path(folder) / '*.parquet')})"
+            columns = con.execute(f"describe select * from {source}").fetchall()
+            select = ", ".join(_as_mart_type(column, typ) for column, typ, *_ in columns)
+            con.execute(f'create or replace table marts."{name}" as select {select} from {source}')
+        con.execute("commit")
+    except BaseException:
+        con.execute("rollback")
+        raise
     return sorted(locations)
+
+
+def _as_mart_type(column: str, typ: str) -> str:
+    """``column`` as the marts' type for ``typ`` (an instant in UTC as a plain timestamp, as
+    the Spark session writes them: UTC, TIMESTAMP_NTZ).
+
+    Example:
+        >>> _as_mart_type("n_points", "INTEGER")
+        'cast("n_points" as BIGINT) as "n_points"'
+        >>> _as_mart_type("study", "VARCHAR")
+        '"study"'
+    """
+    quoted = '"' + column.replace('"', '""') + '"'
+    wanted = warehouse.mart_type(typ)
+    if wanted == typ:
+        return quoted
+    if typ == "TIMESTAMP WITH TIME ZONE":
+        return f"timezone('UTC', {quoted}) as {quoted}"
+    return f"cast({quoted} as {wanted}) as {quoted}"
 
 
 def new_build_dir(lake: Path) -> Path:

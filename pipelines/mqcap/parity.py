@@ -1,9 +1,11 @@
-"""Do two warehouses hold the same marts? Row for row, floats to a relative tolerance.
+"""Do two warehouses hold the same marts? Columns and their types, then row for row, floats to
+a relative tolerance.
 
-Used by the engine-parity test and the engines bench: the marts the Spark engine wrote against
-the DuckDB engine's, from the same raw files. Types may differ between engines (Spark's int
-where DuckDB has bigint, a decimal where DuckDB has a double); values may not: text, whole
-numbers and times exactly, floats to ``rel`` relative, or both within ``NOISE`` of zero.
+``mqcap compare-warehouses A B``, the engine-parity test and the engines bench: the marts the
+Spark engine wrote against the DuckDB engine's, from the same raw files, or one warehouse
+against another after a change. Both engines give the marts' types (``warehouse.MART_TYPES``);
+values: text, whole numbers and times exactly, floats to ``rel`` relative, or both within
+``NOISE`` of zero.
 
 Example:
     problems = mart_differences(Path("duck.duckdb"), Path("spark.duckdb"))
@@ -19,6 +21,8 @@ from pathlib import Path
 
 import duckdb
 
+from mqcap import warehouse
+
 
 def _marts(con: duckdb.DuckDBPyConnection) -> list[str]:
     return [
@@ -30,15 +34,15 @@ def _marts(con: duckdb.DuckDBPyConnection) -> list[str]:
     ]
 
 
-def _columns(con, table: str) -> list[str]:
-    return [
-        c
-        for (c,) in con.execute(
-            "select column_name from information_schema.columns where table_schema = 'marts' "
-            "and table_name = ? order by ordinal_position",
+def _columns(con, table: str) -> dict[str, str]:
+    """Column -> type, in the table's order."""
+    return dict(
+        con.execute(
+            "select column_name, data_type from information_schema.columns "
+            "where table_schema = 'marts' and table_name = ? order by ordinal_position",
             [table],
         ).fetchall()
-    ]
+    )
 
 
 # Below this, a float is rounding noise around zero: a difference of two equal sums added in
@@ -73,13 +77,18 @@ def _same(a, b, rel: float) -> bool:
 
 
 def table_differences(con_a, con_b, table: str, rel: float = 1e-9, limit: int = 5) -> list[str]:
-    """What differs in one mart: its columns, its row count, else the first rows that differ."""
-    cols_a, cols_b = _columns(con_a, table), _columns(con_b, table)
+    """What differs in one mart: its columns or their types, its row count, else the first
+    rows that differ."""
+    types_a, types_b = _columns(con_a, table), _columns(con_b, table)
+    cols_a, cols_b = list(types_a), list(types_b)
     if sorted(cols_a) != sorted(cols_b):
         return [
             f"{table}: columns differ: only in the first {sorted(set(cols_a) - set(cols_b))}, "
             f"only in the second {sorted(set(cols_b) - set(cols_a))}"
         ]
+    typed = [f"{c} {types_a[c]} != {types_b[c]}" for c in cols_a if types_a[c] != types_b[c]]
+    if typed:
+        return [f"{table}: column types differ: {', '.join(typed)}"]
     select = ", ".join(f'"{c}"' for c in cols_a)
     rows = []
     for con in (con_a, con_b):
@@ -110,8 +119,8 @@ def mart_differences(a: Path, b: Path, rel: float = 1e-9) -> list[str]:
     """Every difference between the marts of two warehouses (empty: the same); marts only the
     DuckDB engine builds (``DUCKDB_ONLY``) are compared only when both have them."""
     with (
-        duckdb.connect(str(a), read_only=True) as con_a,
-        duckdb.connect(str(b), read_only=True) as con_b,
+        warehouse.connect(a, read_only=True) as con_a,
+        warehouse.connect(b, read_only=True) as con_b,
     ):
         names_a, names_b = _marts(con_a), _marts(con_b)
         if set(names_a) ^ set(names_b) <= DUCKDB_ONLY:
@@ -126,3 +135,12 @@ def mart_differences(a: Path, b: Path, rel: float = 1e-9) -> list[str]:
         for table in sorted(set(names_a) & set(names_b)):
             out += table_differences(con_a, con_b, table, rel)
         return out
+
+
+def mart_counts(path: Path) -> tuple[int, int]:
+    """(marts, rows over all of them) of a warehouse: what ``compare-warehouses`` says was
+    compared."""
+    with warehouse.connect(path, read_only=True) as con:
+        names = _marts(con)
+        rows = sum(con.execute(f'select count(*) from marts."{n}"').fetchone()[0] for n in names)
+    return len(names), rows
