@@ -243,19 +243,32 @@ def test_the_marts_are_copied_in_as_tables_with_the_marts_types_and_read_in_the_
     assert same.exit_code == 0 and "the same marts: 2 marts, 9 rows" in same.output, same.output
 
 
-def test_the_spark_engine_says_what_is_missing_before_it_starts(settings, monkeypatch):
+def test_the_spark_engine_says_what_is_missing_before_it_starts(
+    settings, sample_study, monkeypatch
+):
+    """Before any work, exit 3 (an environment problem): no file landed, no lake, no build."""
+    from click.testing import CliRunner
+
     import mqcap.spark as engine
     from mqcap.build import build
-    from mqcap.errors import UsageError
+    from mqcap.cli import main
+    from mqcap.errors import EnvironmentProblem
 
     monkeypatch.setattr(engine, "_importable", lambda m: m != "dbt.adapters.spark")
-    with pytest.raises(UsageError, match=r"needs the spark extra \(`make spark`"):
+    with pytest.raises(EnvironmentProblem, match=r"needs the spark extra \(`make spark`"):
         build(settings.with_(engine="spark"))
     monkeypatch.setattr(engine, "_importable", lambda m: True)
     monkeypatch.setattr(engine.shutil, "which", lambda name: None)
     monkeypatch.delenv("JAVA_HOME", raising=False)
-    with pytest.raises(UsageError, match="needs Java 17"):
+    with pytest.raises(EnvironmentProblem, match="needs Java 17"):
         build(settings.with_(engine="spark"))
     engine.check_ready("sc://head:15002")  # Spark Connect: the server runs Java
-    # Nothing was written: no lake, no build recorded.
+    args = ["--warehouse", str(settings.warehouse), "--raw", str(settings.raw_root)]
+    for command in (["run"], ["ingest"]):
+        out = CliRunner().invoke(main, [*args, "--engine", "spark", *command])
+        assert out.exit_code == 3, out.output
+        assert "mqcap: error: the Spark engine needs Java 17" in out.output
+        assert "ingest" not in out.output.split("mqcap: error:")[0]  # no step had started
+    # Nothing was written: no warehouse, no lake, no build recorded.
+    assert not settings.warehouse.exists()
     assert not settings.lake.exists()

@@ -16,7 +16,7 @@ import pytest
 from mqcap import ingest_pool
 from mqcap.spark import tasks
 
-from helpers import tree_hashes
+from helpers import query, tree_hashes
 from smf_support import mixed_records, write_layout
 from test_ingest_parallel import (
     _assert_same,
@@ -135,3 +135,50 @@ def test_auto_parses_on_a_cluster_only_when_the_drop_is_worth_it(settings):
     assert not tasks.use_executors(spark.with_(spark_master="local[2]"), 1e6)
     assert tasks.use_executors(spark.with_(spark_parse="executors", spark_master="local[2]"), 0.1)
     assert not tasks.use_executors(spark.with_(spark_parse="local"), 1e6)
+
+
+def test_executors_that_cannot_run_the_parsers_stop_the_ingest_before_any_file(
+    settings, sample_study, tmp_path, monkeypatch
+):
+    """Executors whose Python lacks mqcap's dependencies (a Python without packages as
+    PYSPARK_PYTHON: what a cluster without it set gives) fail one probe task before any file:
+    exit 3 naming the missing module and what to do, nothing landed, nothing parsed here."""
+    import subprocess
+    import sys
+
+    from click.testing import CliRunner
+
+    from mqcap.cli import main
+
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    monkeypatch.setenv("PYSPARK_PYTHON", str(bare / "bin" / "python"))
+    monkeypatch.setenv("MQCAP_SPARK_MASTER", "local[1]")
+    monkeypatch.setenv("MQCAP_SPARK_PARSE", "executors")
+    args = ["--warehouse", str(settings.warehouse), "--raw", str(settings.raw_root)]
+    out = CliRunner().invoke(main, [*args, "--engine", "spark", "ingest"])
+    assert out.exit_code == 3, out.output
+    said = " ".join(out.output.split())
+    assert "mqcap: error: the Spark executors on local[1] cannot run mqcap's parsers: " in said
+    assert "ModuleNotFoundError: No module named '" in said
+    assert "point PYSPARK_PYTHON at such a Python" in said
+    assert query(settings, "select count(*) from meta.ingest_ledger") == [(0,)]
+
+
+def test_a_failed_task_stops_a_cluster_ingest_with_its_reason(settings):
+    """After the probe, a task that fails on a cluster (here: a pool that says it is one) is
+    the error that stops the ingest; on local[N] the file is parsed here and the note says why."""
+    pool = tasks.SparkTaskPool.start(settings.with_(engine="spark", spark_master="local[1]"))
+    with pool:
+        assert pool.executor_python.startswith("Python 3.")
+        assert pool.failure_stop() is None
+        with pytest.raises(Exception, match="invalid literal for int"):
+            pool.submit(int, "not a number").result()
+        assert pool.failure_stop() is None  # local[1]: parsed here
+        assert pool.first_failure.startswith("ValueError: invalid literal for int()")
+        pool.master = "spark://head:7077"
+        stop = pool.failure_stop()
+    assert stop is not None and stop.exit_code == 3
+    assert str(stop).startswith(
+        "a Spark task failed on spark://head:7077: ValueError: invalid literal for int()"
+    )

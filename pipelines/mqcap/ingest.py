@@ -855,11 +855,18 @@ class _Ingestor:
             for path in data:
                 self.process_or_settle(path, rels[path], folders, pending, only_manifests=False)
                 self.progress.advance(1, printable(path.name))
+                stop = executors.failure_stop() if executors is not None else None
+                if stop is not None:  # a cluster's task failed: say why, keep what landed
+                    self.flush()
+                    raise stop
             self.flush()
         self.prefetch = None
         if executors is not None:
             failed = (
-                f", {executors.tasks_failed} failed (parsed here)" if executors.tasks_failed else ""
+                f", {executors.tasks_failed} failed (parsed here; the first: "
+                f"{executors.first_failure})"
+                if executors.tasks_failed
+                else ""
             )
             note = f"parsed as {executors.tasks_run} Spark task(s) on {self.settings.spark_master}{failed}"
             self.progress.log(note)
@@ -969,6 +976,10 @@ def ingest(
         print(report.summary())
     """
     progress = progress or Progress()
+    if settings.engine == "spark":  # what the engine needs, before any work (exit 3)
+        from mqcap.spark import check_ready
+
+        check_ready(settings.spark_master)
     unreadable: list[Path] = []
     outside: list[Path] = []
     files = discover(settings, paths, unreadable, outside)

@@ -6,7 +6,7 @@ import importlib.util
 import os
 import shutil
 
-from mqcap.errors import UsageError
+from mqcap.errors import EnvironmentProblem
 
 NEEDS = (
     "the Spark engine needs the spark extra (`make spark`, or `pip install -e '.[spark]'`: "
@@ -15,8 +15,9 @@ NEEDS = (
 
 
 def check_ready(master: str) -> None:
-    """Raise a usage error saying what is missing before any work starts: pyspark and dbt-spark,
-    and (unless Spark Connect, where the server runs Spark) Java.
+    """Raise an environment problem (exit 3) saying what is missing, before any work starts:
+    pyspark and dbt-spark, and (unless Spark Connect, where the server runs Spark) Java. The
+    executors' Python is checked when Spark starts (``mqcap.spark.tasks.SparkTaskPool.start``).
 
     Example:
         check_ready("local[2]")
@@ -26,7 +27,7 @@ def check_ready(master: str) -> None:
         shutil.which("java") or os.environ.get("JAVA_HOME")
     )
     if missing or java:
-        raise UsageError(
+        raise EnvironmentProblem(
             NEEDS.format(java=" and Java 17 (java on PATH or JAVA_HOME)" if java else "")
             if missing
             else "the Spark engine needs Java 17 (java on PATH or JAVA_HOME)"

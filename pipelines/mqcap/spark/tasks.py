@@ -34,11 +34,14 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import re
 import threading
 import zipfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+
+from mqcap.errors import EnvironmentProblem
 
 # Starting Spark costs seconds (the JVM, the session): with spark_parse "auto" a drop goes to the
 # executors when one process would take at least this long to parse it (its estimate).
@@ -66,6 +69,47 @@ def run_tasks(batches: Iterator) -> Iterator:
             fn, args = pickle.loads(payload)
             result = pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL)
             yield pa.RecordBatch.from_pydict({"result": [result]})
+
+
+def probe() -> str:
+    """On an executor: import what the parsers need; its Python's version and path."""
+    import sys
+
+    import polars  # noqa: F401
+    import pyarrow  # noqa: F401
+
+    import mqcap.parsers  # noqa: F401
+
+    return f"Python {sys.version.split()[0]} ({sys.executable})"
+
+
+_REASON = re.compile(r"^\s*(?:[\w.]+\.)?(\w+(?:Error|Exception|Exit)):?\s?(.*)$")
+
+
+def failure_reason(exc: BaseException) -> str:
+    """The line of a failed Spark task that says why: the last ``SomeError: text`` line of the
+    executor's traceback that Spark wraps (a PythonException, a Py4J error), else the first line.
+
+    Example:
+        >>> text = "Job aborted.\\nTraceback:\\nModuleNotFoundError: No module named 'x'\\n\\tat org"
+        >>> failure_reason(RuntimeError(text))
+        "ModuleNotFoundError: No module named 'x'"
+    """
+    lines = [line.strip() for line in str(exc).replace("\\n", "\n").splitlines() if line.strip()]
+    named = [line for line in lines if _REASON.match(line) and not line.startswith("at ")]
+    found = named[-1] if named else (lines[0] if lines else type(exc).__name__)
+    return found[:300]
+
+
+PROBE_FAILED = (
+    "the Spark executors on {master} cannot run mqcap's parsers: {reason}. Their Python needs "
+    "mqcap's dependencies (pyarrow, polars): point PYSPARK_PYTHON at such a Python on every "
+    "executor host (the same path), or parse on this machine with MQCAP_SPARK_PARSE=local"
+)
+TASK_FAILED = (
+    "a Spark task failed on {master}: {reason}. The files landed so far stay; fix the executors "
+    "and run again, or parse on this machine with MQCAP_SPARK_PARSE=local"
+)
 
 
 def is_local(master: str) -> bool:
@@ -100,6 +144,9 @@ class SparkTaskPool:
         self.group_files, self.group_bytes, self.part_max = GROUP_FILES, GROUP_BYTES, PART_MAX_BYTES
         self.tasks_run = 0
         self.tasks_failed = 0
+        self.first_failure: str | None = None  # failure_reason() of the first failed task
+        self.master = "local"
+        self.executor_python = ""
         self._lock = threading.Lock()
         self._owned = owned
         self._marks: dict[str, str | None] = {}  # the environment before the session (start)
@@ -125,7 +172,26 @@ class SparkTaskPool:
             workers = spark.sparkContext.defaultParallelism
         pool = cls(spark, workers, spool_ok=is_local(master), owned=True)
         pool._marks = marks
+        pool.master = master
+        # Before any file: a task that imports what the parsers need. Without it, executors
+        # whose Python lacks pyarrow failed every task and each file was parsed here instead.
+        try:
+            pool.executor_python = pool.submit(probe).result()
+        except Exception as exc:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise EnvironmentProblem(
+                PROBE_FAILED.format(master=master, reason=failure_reason(exc))
+            ) from None
+        pool.tasks_run = 0
         return pool
+
+    def failure_stop(self) -> EnvironmentProblem | None:
+        """After a task failed on a cluster: the error that stops the ingest (exit 3), naming
+        the first failure's reason. None on ``local[N]`` (the executors are this machine: the
+        file is parsed here and the note names the reason) and while no task failed."""
+        if not self.tasks_failed or is_local(self.master):
+            return None
+        return EnvironmentProblem(TASK_FAILED.format(master=self.master, reason=self.first_failure))
 
     def __enter__(self) -> SparkTaskPool:
         return self
@@ -143,9 +209,11 @@ class SparkTaskPool:
         frame = self.spark.createDataFrame([(bytearray(payload),)], _TASK_SCHEMA).coalesce(1)
         try:
             table = frame.mapInArrow(run_tasks, _RESULT_SCHEMA).toArrow()
-        except Exception:
+        except Exception as exc:
             with self._lock:
                 self.tasks_failed += 1
+                if self.first_failure is None:
+                    self.first_failure = failure_reason(exc)
             raise
         with self._lock:
             self.tasks_run += 1
