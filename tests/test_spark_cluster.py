@@ -13,6 +13,7 @@ exactly what a one-process ingest lands: every landing row, ledger row, outcome 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -230,3 +231,61 @@ def test_parsing_through_spark_connect(connect_server, settings, tmp_path, monke
     # addArtifacts(pyfile=True): the server's executors import mqcap from the shipped zip.
     assert "mqcap.zip" in pool.origin, pool.origin
     assert pool.workers == 3  # the server's spark.default.parallelism
+
+
+GUIDE = Path(__file__).parent.parent / "docs" / "engines.md"
+CLUSTER_HEADING = "### A standalone cluster, step by step"
+
+
+def _guide_block() -> str:
+    """The shell block of the guide's cluster section, as written."""
+    section = GUIDE.read_text().split(CLUSTER_HEADING, 1)[1]
+    return section.split("```sh\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_guides_cluster_steps_run_word_for_word(tmp_path, mini_run):
+    """docs/engines.md "A standalone cluster, step by step", in a work folder made by `mqcap
+    init` holding the mini study: the block runs as written (mqcap's venv first on PATH, as
+    `source .venv/bin/activate` leaves it), parsing and building on the cluster's executors,
+    and the marts equal the DuckDB engine's. Then the guide's `kill %1 %2`."""
+    from mqcap.parity import mart_differences
+
+    from helpers import FIXTURES, group_alive, layout_settings
+
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("MQCAP_", "SPARK_", "PYSPARK_"))
+    }
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    init = subprocess.run(
+        ["mqcap", "init"], cwd=work, env=env, capture_output=True, text=True, check=False
+    )
+    assert init.returncode == 0, init.stdout + init.stderr
+    shutil.copytree(FIXTURES / "mini_study" / "attls", work / "data" / "raw" / "attls")
+    script = _guide_block() + "status=$?\nkill %1 %2\nwait\nexit $status\n"
+    proc = subprocess.Popen(
+        ["bash", "-c", script],
+        cwd=work,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, _ = proc.communicate(timeout=2400)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 0, out[-5000:]
+    assert "summary: 10 runs, 20 files" in out, out[-3000:]
+    assert "parsed as " in out and "Spark task(s) on spark://127.0.0.1:7077" in out, out[-3000:]
+    built = work / "data" / "warehouse.duckdb"
+    assert mart_differences(layout_settings(mini_run).warehouse, built, rel=1e-9) == []
+    assert (work / "spark-master.log").is_file() and (work / "spark-worker.log").is_file()
+    deadline = time.monotonic() + 60
+    while group_alive(proc.pid):
+        assert time.monotonic() < deadline, group_alive(proc.pid)
+        time.sleep(0.5)

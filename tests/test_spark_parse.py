@@ -138,30 +138,46 @@ def test_auto_parses_on_a_cluster_only_when_the_drop_is_worth_it(settings):
 
 
 def test_executors_that_cannot_run_the_parsers_stop_the_ingest_before_any_file(
-    settings, sample_study, tmp_path, monkeypatch
+    settings, sample_study, tmp_path
 ):
     """Executors whose Python lacks mqcap's dependencies (a Python without packages as
     PYSPARK_PYTHON: what a cluster without it set gives) fail one probe task before any file:
-    exit 3 naming the missing module and what to do, nothing landed, nothing parsed here."""
+    exit 3 naming the missing module and what to do, nothing landed. Spark's own log goes to
+    <stem>.mqcap/spark/spark.log: the terminal shows mqcap's lines only."""
+    import os
     import subprocess
     import sys
 
-    from click.testing import CliRunner
-
-    from mqcap.cli import main
+    from helpers import PROJECT
 
     bare = tmp_path / "bare"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
-    monkeypatch.setenv("PYSPARK_PYTHON", str(bare / "bin" / "python"))
-    monkeypatch.setenv("MQCAP_SPARK_MASTER", "local[1]")
-    monkeypatch.setenv("MQCAP_SPARK_PARSE", "executors")
+    env = dict(
+        os.environ,
+        PYSPARK_PYTHON=str(bare / "bin" / "python"),
+        MQCAP_SPARK_MASTER="local[1]",
+        MQCAP_SPARK_PARSE="executors",
+    )
     args = ["--warehouse", str(settings.warehouse), "--raw", str(settings.raw_root)]
-    out = CliRunner().invoke(main, [*args, "--engine", "spark", "ingest"])
-    assert out.exit_code == 3, out.output
-    said = " ".join(out.output.split())
+    out = subprocess.run(
+        [sys.executable, "-m", "mqcap.cli", *args, "--engine", "spark", "ingest"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=PROJECT,
+    )
+    assert out.returncode == 3, out.stdout + out.stderr
+    said = " ".join(out.stderr.split())
     assert "mqcap: error: the Spark executors on local[1] cannot run mqcap's parsers: " in said
     assert "ModuleNotFoundError: No module named '" in said
     assert "point PYSPARK_PYTHON at such a Python" in said
+    # mqcap's lines only: its progress and its error; Spark's log is in its file.
+    terminal = (out.stdout + out.stderr).splitlines()
+    mqcaps = ("starting Spark (local[1]) to parse ", "mqcap: error: ")
+    spark_lines = [ln for ln in terminal if not ln.startswith(mqcaps)]
+    assert [ln for ln in spark_lines if ln.strip()] == [], terminal
+    log = settings.outputs / "spark" / "spark.log"
+    assert log.is_file() and "ERROR" in log.read_text()
     assert query(settings, "select count(*) from meta.ingest_ledger") == [(0,)]
 
 

@@ -124,6 +124,7 @@ def run_dbt(
         for name in ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE"):
             env.pop(name, None)
         env["MQCAP_LAKE"] = str(settings.lake)
+        env["MQCAP_SPARK_LOG_DIR"] = str(settings.outputs / "spark")  # Spark's log, not dbt's
         env["MQCAP_SPARK_BUILD"] = str(new_build_dir(settings.lake))
     # dbt dies with this process, and holds the build lock as long as it lives (mqcap.lifeline).
     env[lifeline.PARENT_ENV] = str(os.getpid())

@@ -15,8 +15,10 @@ first: it cannot hold a view's text over 32,672 characters, and int_record_copie
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 # Schemas dbt-spark writes (generate_schema_name: one per layer) and the sources' schemas.
@@ -29,13 +31,46 @@ def is_connect(master: str) -> bool:
     return master.startswith("sc://")
 
 
-def spark_session(master: str, lake: Path, build_dir: Path | None = None, app: str = "mqcap"):
+# Spark's own log (the driver JVM's log4j2): to a file, never to mqcap's terminal.
+LOG4J = """status = error
+appender.file.type = File
+appender.file.name = file
+appender.file.fileName = {path}
+appender.file.append = true
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = %d{{yyyy-MM-dd HH:mm:ss}} %p %c{{1}}: %m%n
+rootLogger.level = warn
+rootLogger.appenderRef.file.ref = file
+"""
+
+
+def log_options(log_dir: Path) -> str:
+    """Java options sending the driver's log to ``<log_dir>/spark.log`` (the configuration is
+    written there too)."""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    config = log_dir / "log4j2.properties"
+    config.write_text(LOG4J.format(path=(log_dir / "spark.log").resolve()))
+    return f"-Dlog4j2.configurationFile=file:{config.resolve()}"
+
+
+def spark_session(
+    master: str,
+    lake: Path,
+    build_dir: Path | None = None,
+    app: str = "mqcap",
+    log_dir: Path | None = None,
+):
     """The session (created once per process; dbt-spark's ``method: session`` then finds it).
-    ``build_dir``: where the tables dbt makes go (``spark.sql.warehouse.dir``).
+    ``build_dir``: where the tables dbt makes go (``spark.sql.warehouse.dir``); ``log_dir``:
+    where Spark's log goes (``spark.log``; default ``MQCAP_SPARK_LOG_DIR``, which mqcap sets to
+    ``<stem>.mqcap/spark``), never to the terminal. Shuffle partitions: ``MQCAP_SPARK_PARTITIONS``,
+    else twice the cores the session has when it starts, at least 4.
 
     Example:
         spark = spark_session("local[2]", Path("/tmp/w.mqcap/lake"))
     """
+    if log_dir is None and os.environ.get("MQCAP_SPARK_LOG_DIR"):
+        log_dir = Path(os.environ["MQCAP_SPARK_LOG_DIR"])
     from pyspark.sql import SparkSession
 
     lake = Path(lake).resolve()
@@ -67,18 +102,51 @@ def spark_session(master: str, lake: Path, build_dir: Path | None = None, app: s
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")  # mqcap prints its own progress
         .config("spark.python.authenticate.socketTimeout", f"{SOCKET_TIMEOUT_S}s")
-        .config("spark.sql.shuffle.partitions", os.environ.get("MQCAP_SPARK_PARTITIONS", "4"))
         .config("spark.driver.memory", os.environ.get("MQCAP_SPARK_DRIVER_MEMORY", "2g"))
     )
+    if log_dir is not None:
+        builder = builder.config("spark.driver.extraJavaOptions", log_options(log_dir))
     if os.environ.get("MQCAP_SPARK_EVENT_LOG"):  # per-task figures (bench/bench_engines.py)
         builder = (
             builder.config("spark.eventLog.enabled", "true")
             .config("spark.eventLog.dir", os.environ["MQCAP_SPARK_EVENT_LOG"])
             .config("spark.eventLog.compress", "false")
         )
-    spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
+    with _stderr_into(None if log_dir is None else log_dir / "spark.log"):
+        spark = builder.getOrCreate()
+    if log_dir is None:
+        spark.sparkContext.setLogLevel("ERROR")
+    spark.conf.set("spark.sql.shuffle.partitions", shuffle_partitions(spark))
     return spark
+
+
+@contextlib.contextmanager
+def _stderr_into(path: Path | None) -> Iterator[None]:
+    """While the JVM starts, this process's stderr (file descriptor 2) is ``path``: the JVM
+    inherits it, so what it prints outside log4j (``WARNING: Using incubator modules``) goes
+    to the log file for good, and mqcap's own stderr is given back after."""
+    if path is None:
+        yield
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    log = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.dup2(log, 2)
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(log)
+
+
+def shuffle_partitions(spark) -> str:
+    """``MQCAP_SPARK_PARTITIONS``, else twice the session's cores (default parallelism), at
+    least 4: 4 on local[2] as before, and a cluster's cores all used."""
+    if os.environ.get("MQCAP_SPARK_PARTITIONS"):
+        return os.environ["MQCAP_SPARK_PARTITIONS"]
+    return str(max(4, 2 * spark.sparkContext.defaultParallelism))
 
 
 def register_sources(spark, lake: Path) -> list[str]:

@@ -161,7 +161,12 @@ class SparkTaskPool:
 
         check_ready(settings.spark_master)
         marks = {name: os.environ.get(name) for name in CONNECT_MARKS}
-        spark = spark_session(settings.spark_master, settings.lake, app="mqcap-ingest")
+        spark = spark_session(
+            settings.spark_master,
+            settings.lake,
+            app="mqcap-ingest",
+            log_dir=settings.outputs / "spark",
+        )
         master = settings.spark_master
         if not is_local(master):
             ship_code(spark, settings.outputs / "spark", is_connect(master))
