@@ -9,7 +9,7 @@ STAMP := $(VENV)/.mqcap-installed
 DEV_STAMP := $(VENV)/.mqcap-dev-installed
 SPARK_STAMP := $(VENV)/.mqcap-spark-installed
 
-.PHONY: venv dev spark demo test lint unit browser bench lock docs clean
+.PHONY: venv dev spark demo test coverage lint unit browser bench lock docs clean
 
 # Runtime only (requirements.lock): what `mqcap` needs to run.
 venv: $(STAMP)
@@ -81,12 +81,13 @@ browser:
 	  $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
 # Coverage floor (percent of mqcap's statements, doctests included); see README "Development".
-# Measured under CI (CI=true) or with COVERAGE=1 (`make test COVERAGE=1`): tracing every Python
+# Measured with COVERAGE=1 (`make test COVERAGE=1`, or `make coverage`): tracing every Python
 # call of the test processes, the report kernels and the mqcap runs they start makes GX, the
-# kernels and the suite as a whole about half again slower, so `make test` elsewhere leaves it
-# to CI (docs/developer.md "Tests").
+# kernels and the suite as a whole about half again slower. CI measured it too until the CI run
+# passed its 40 minutes (56.2 min on 2026-11-28 with coverage; docs/developer.md "Tests"): CI
+# now runs the suite untraced, and `make coverage` is the measure (last: 93.09 %).
 COVERAGE_FLOOR = 80
-COVERAGE ?= $(CI)
+COVERAGE ?=
 COV_ARGS = $(if $(COVERAGE),--cov --cov-report=term --cov-fail-under=$(COVERAGE_FLOOR),)
 
 # CI (CI=true) runs every test; `make test` elsewhere leaves out the soaks (tests marked `soak`:
@@ -123,6 +124,10 @@ unit: dev spark browser
 	  $(CI_ONLY) $(COV_ARGS)
 
 test: lint unit
+
+# The whole suite as CI runs it (CI=true: the soaks too), measured by coverage, with its floor.
+coverage:
+	$(MAKE) test CI=true COVERAGE=1
 
 bench: dev spark
 	$(BIN)/python -m bench

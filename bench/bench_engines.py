@@ -14,7 +14,8 @@ project decode and build on a cluster: wall ~= driver part (planning, landing, d
 not spread over executors) + task seconds / (executors x cores). The marts of both engines are
 compared (mqcap.parity). MQCAP_BENCH_ENGINES_LOCAL1=0 leaves out the local[1] runs,
 =decode the local[1] build. MQCAP_BENCH_ENGINES_PARTS=build measures the builds only (the
-DuckDB engine's ingest still makes the warehouse they start from); =decode the decodes only.
+DuckDB engine's ingest still makes the warehouse they start from); =decode the decodes only;
+=incremental the Spark engine's incremental build against its full build (``_incremental``).
 """
 
 from __future__ import annotations
@@ -153,8 +154,10 @@ def run(work: Path, quick: bool) -> list[dict]:
     # 0 neither.
     local1 = os.environ.get("MQCAP_BENCH_ENGINES_LOCAL1", "1")
     parts = set((os.environ.get("MQCAP_BENCH_ENGINES_PARTS") or "decode,build").split(","))
-    if not parts or parts - {"decode", "build"}:
-        raise SystemExit("MQCAP_BENCH_ENGINES_PARTS: decode, build or decode,build")
+    if not parts or parts - {"decode", "build", "incremental"}:
+        raise SystemExit("MQCAP_BENCH_ENGINES_PARTS: decode, build, incremental, or a list")
+    if parts == {"incremental"}:
+        return _incremental(work)
     # Spark local[N] runs its executors in the driver's JVM: at 2 GB, 2 GB of heap (mqcap's
     # default) would measure the garbage collector. DuckDB takes 80 % of RAM by default.
     heap = os.environ.setdefault("MQCAP_SPARK_DRIVER_MEMORY", "8g")
@@ -277,3 +280,81 @@ def run(work: Path, quick: bool) -> list[dict]:
             )
         )
     return out
+
+
+# The run held back from the sample and then added (a run of the attls study: SMF, CHSTATUS,
+# NETSTAT, RMF and driver files, a baseline in another configuration).
+ADDED_RUN = Path("attls") / "attls-chacha-16k"
+
+
+def _incremental(work: Path) -> list[dict]:
+    """Adding one run on each engine: the bundled sample (data/sample, every study) without one
+    run, ingested and built in full; then the run dropped, ingested, and the build that follows
+    (incremental: the runs in its scope recomputed) timed against the full build. Build times
+    are ``mqcap.build.build`` (for Spark: the DuckDB views for the scope, the lake sync, the JVM,
+    dbt-spark and the marts copied back). The two engines' marts are compared after each step.
+    """
+    from mqcap.build import build
+    from mqcap.ingest import ingest
+    from mqcap.parity import mart_differences
+
+    raw = work / "inc-raw"
+    held = work / "held" / ADDED_RUN.name
+    shutil.copytree(ROOT / "data" / "sample", raw)
+    held.parent.mkdir(parents=True)
+    shutil.move(raw / ADDED_RUN, held)
+    engines = {e: _settings(work, "inc-" + e, raw, e) for e in ("duckdb", "spark")}
+    times: dict[tuple[str, str], float] = {}
+    scopes: dict[str, str] = {}
+    same: dict[str, str] = {}
+    for step in ("full", "added"):
+        if step == "added":
+            shutil.move(held, raw / ADDED_RUN)
+        for engine, s in engines.items():
+            ingest(s)
+            t0 = time.perf_counter()
+            built = build(s)
+            times[engine, step] = time.perf_counter() - t0
+            assert built.ok, built.summary()
+            if step == "added":
+                scopes[engine] = built.scope
+            print(f"{engine} {step}: {times[engine, step]:.1f}s {built.scope}", file=sys.stderr)
+        differences = mart_differences(
+            engines["duckdb"].warehouse, engines["spark"].warehouse, rel=1e-9
+        )
+        same[step] = (
+            "marts equal row for row" if not differences else f"{len(differences)} differences"
+        )
+    runs = "the sample (data/sample, every study)"
+    return [
+        result(
+            "engines",
+            f"add one run ({ADDED_RUN}) to {runs}: Spark incremental build vs Spark full build",
+            times["spark", "added"],
+            "s",
+            "the Spark engine's full build of the sample without that run (local[2])",
+            times["spark", "full"],
+            notes=f"goal <= 1/3; scope: {scopes['spark']}; {same['added']} after, "
+            f"{same['full']} before",
+            higher_is_better=False,
+        ),
+        result(
+            "engines",
+            f"add one run ({ADDED_RUN}) to {runs}: DuckDB incremental build vs DuckDB full build",
+            times["duckdb", "added"],
+            "s",
+            "the DuckDB engine's full build of the sample without that run",
+            times["duckdb", "full"],
+            notes=f"side by side with the Spark rows; scope: {scopes['duckdb']}",
+            higher_is_better=False,
+        ),
+        result(
+            "engines",
+            f"add one run to {runs}: Spark incremental build vs DuckDB incremental build",
+            times["spark", "added"],
+            "s",
+            "the DuckDB engine's incremental build of the same step",
+            times["duckdb", "added"],
+            higher_is_better=False,
+        ),
+    ]

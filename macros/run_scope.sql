@@ -95,14 +95,17 @@
     on-run-start (dbt_project.yml): in an incremental build on Spark, each run-keyed mart of the
     last complete build (registered by mqcap.spark.dbt as mqcap_prior.<mart> from lake/marts.json)
     is created in this build's folder with its rows of the runs outside meta.build_scope. A mart
-    the last build did not have is not created here, and its model makes it whole. Nothing on
+    the last build did not have is not created here, and its model makes it whole. A mart
+    whose sources are all unchanged is not built at all (mqcap.spark.carry registers the last
+    build's table and leaves the model out of the selection), so not here either. Nothing on
     DuckDB, whose run_scope strategy deletes and inserts in place.
 -#}
 {% macro carry_prior_runs() %}
     {%- if execute and target.type == 'spark' and var('mqcap_incremental', false) -%}
         {%- for node in graph.nodes.values()
               if node.resource_type == 'model'
-              and node.config.get('incremental_strategy') == 'run_scope' -%}
+              and node.config.get('incremental_strategy') == 'run_scope'
+              and node.unique_id in selected_resources -%}
             {%- set name = node.alias or node.name -%}
             {%- set prior = adapter.get_relation(database=none, schema='mqcap_prior', identifier=name) -%}
             {%- if prior is not none -%}

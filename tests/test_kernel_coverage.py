@@ -90,6 +90,7 @@ def test_dbt_runs_outside_a_parent_coverage_run(monkeypatch, tmp_path):
             seen.update(cwd=cwd, env=env)
             self.stdout = io.StringIO("")
             self.returncode = 0
+            self.pid = os.getpid()  # noted as the build lock's holder (mqcap.lifeline)
 
         def wait(self):
             return 0

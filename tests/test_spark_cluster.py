@@ -1,19 +1,19 @@
-"""Parsing on Spark past the in-process ``local[N]`` master: a Spark standalone cluster (a master
-and a worker, each its own JVM, started here from pyspark's own Spark) and a Spark Connect server
-(``sc://``). These are the paths of ``mqcap.spark.tasks`` that a real cluster takes and
-``local[2]`` does not: mqcap's code shipped to the executors as a zip (``addPyFile`` on a
-cluster, ``addArtifacts`` through Connect), executors in other processes than the driver, and
-results that come back through Spark rather than a shared spool folder.
+"""Parsing on Spark past the in-process ``local[N]`` master, through a Spark Connect server
+(``sc://``): mqcap's code shipped to the executors as a zip (``addArtifacts``), executors in
+other processes than the driver, and results that come back through Spark rather than a shared
+spool folder. The test checks where the executors imported mqcap from (the shipped zip, not this
+checkout) and that an ingest of the parallel test's mixed drop with every parse on the server
+lands exactly what a one-process ingest lands: every landing row, ledger row, outcome and
+progress line.
 
-Each test checks where the executors imported mqcap from (the shipped zip, not this checkout)
-and that an ingest of the parallel test's mixed drop with every parse on that cluster lands
-exactly what a one-process ingest lands: every landing row, ledger row, outcome and progress line.
+A standalone cluster (a master and a worker, each its own JVM, started from pyspark's own Spark
+as docs/engines.md says, word for word) parses and builds the Spark warehouse that
+tests/test_spark_engine.py compares with the DuckDB engine's.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -99,58 +99,6 @@ def _env(tmp: Path) -> dict:
 
 
 @pytest.fixture
-def standalone(tmp_path_factory):
-    """A standalone master and one worker of 2 cores: the URL ``spark://127.0.0.1:<port>``."""
-    tmp = tmp_path_factory.mktemp("standalone")
-    env = _env(tmp)
-    spark_class = str(_spark_home() / "bin" / "spark-class")
-    port = _free_port()
-    master = _start(
-        [
-            spark_class,
-            "org.apache.spark.deploy.master.Master",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--webui-port",
-            str(_free_port()),
-        ],
-        tmp / "master.log",
-        env,
-    )
-    worker = None
-    try:
-        _wait_for_port(port, master, tmp / "master.log")
-        url = f"spark://127.0.0.1:{port}"
-        worker = _start(
-            [
-                spark_class,
-                "org.apache.spark.deploy.worker.Worker",
-                url,
-                "--cores",
-                "2",
-                "--memory",
-                "2g",
-                "--work-dir",
-                str(tmp / "work"),
-                "--webui-port",
-                str(_free_port()),
-            ],
-            tmp / "worker.log",
-            env,
-        )
-        deadline = time.monotonic() + 180
-        while "Successfully registered with master" not in (tmp / "worker.log").read_text():
-            assert worker.poll() is None, (tmp / "worker.log").read_text()[-3000:]
-            assert time.monotonic() < deadline, (tmp / "worker.log").read_text()[-3000:]
-            time.sleep(0.5)
-        yield url
-    finally:
-        _stop(*(p for p in (worker, master) if p is not None))
-
-
-@pytest.fixture
 def connect_server(tmp_path_factory):
     """A Spark Connect server (its own driver, local[2]): the URL ``sc://127.0.0.1:<port>``."""
     tmp = tmp_path_factory.mktemp("connect")
@@ -214,14 +162,6 @@ def _parse_on(master: str, settings, tmp_path, monkeypatch) -> tasks.SparkTaskPo
     return pool
 
 
-def test_parsing_on_a_standalone_cluster(standalone, settings, tmp_path, monkeypatch):
-    monkeypatch.setenv("PYSPARK_PYTHON", sys.executable)
-    pool = _parse_on(standalone, settings, tmp_path, monkeypatch)
-    # addPyFile: the executors import mqcap from the zip the driver shipped, not from here.
-    assert "mqcap.zip" in pool.origin, pool.origin
-    assert pool.workers == 2  # the worker's cores, from the cluster
-
-
 def test_parsing_through_spark_connect(connect_server, settings, tmp_path, monkeypatch):
     pool = _parse_on(connect_server, settings, tmp_path, monkeypatch)
     # The process's environment is left as it was: a later session here (or in a child, as a
@@ -231,61 +171,3 @@ def test_parsing_through_spark_connect(connect_server, settings, tmp_path, monke
     # addArtifacts(pyfile=True): the server's executors import mqcap from the shipped zip.
     assert "mqcap.zip" in pool.origin, pool.origin
     assert pool.workers == 3  # the server's spark.default.parallelism
-
-
-GUIDE = Path(__file__).parent.parent / "docs" / "engines.md"
-CLUSTER_HEADING = "### A standalone cluster, step by step"
-
-
-def _guide_block() -> str:
-    """The shell block of the guide's cluster section, as written."""
-    section = GUIDE.read_text().split(CLUSTER_HEADING, 1)[1]
-    return section.split("```sh\n", 1)[1].split("```", 1)[0]
-
-
-def test_the_guides_cluster_steps_run_word_for_word(tmp_path, mini_run):
-    """docs/engines.md "A standalone cluster, step by step", in a work folder made by `mqcap
-    init` holding the mini study: the block runs as written (mqcap's venv first on PATH, as
-    `source .venv/bin/activate` leaves it), parsing and building on the cluster's executors,
-    and the marts equal the DuckDB engine's. Then the guide's `kill %1 %2`."""
-    from mqcap.parity import mart_differences
-
-    from helpers import FIXTURES, group_alive, layout_settings
-
-    work = tmp_path / "work"
-    work.mkdir()
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith(("MQCAP_", "SPARK_", "PYSPARK_"))
-    }
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    init = subprocess.run(
-        ["mqcap", "init"], cwd=work, env=env, capture_output=True, text=True, check=False
-    )
-    assert init.returncode == 0, init.stdout + init.stderr
-    shutil.copytree(FIXTURES / "mini_study" / "attls", work / "data" / "raw" / "attls")
-    script = _guide_block() + "status=$?\nkill %1 %2\nwait\nexit $status\n"
-    proc = subprocess.Popen(
-        ["bash", "-c", script],
-        cwd=work,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        out, _ = proc.communicate(timeout=2400)
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    assert proc.returncode == 0, out[-5000:]
-    assert "summary: 10 runs, 20 files" in out, out[-3000:]
-    assert "parsed as " in out and "Spark task(s) on spark://127.0.0.1:7077" in out, out[-3000:]
-    built = work / "data" / "warehouse.duckdb"
-    assert mart_differences(layout_settings(mini_run).warehouse, built, rel=1e-9) == []
-    assert (work / "spark-master.log").is_file() and (work / "spark-worker.log").is_file()
-    deadline = time.monotonic() + 60
-    while group_alive(proc.pid):
-        assert time.monotonic() < deadline, group_alive(proc.pid)
-        time.sleep(0.5)

@@ -1,10 +1,13 @@
-"""The Spark engine (README "Engines"): the whole pipeline on the bundled sample studies with
-`--engine spark` on local[2] gives the DuckDB engine's marts row for row, and the reports
-render from them.
+"""The Spark engine (README "Engines"): the whole pipeline on the bundled sample studies on a
+Spark standalone cluster gives the DuckDB engine's marts row for row, and the reports render
+from them.
 
-Real parts on both sides: each engine ingests data/sample (but encsweep) into its own DuckDB file; the DuckDB
-engine runs dbt-duckdb, the Spark engine writes the lake, runs dbt-spark in a local[2] session
-and reads the marts back through DuckDB; GX checks both; the reports run in a Jupyter kernel.
+Real parts on both sides: each engine ingests data/sample (but encsweep) into its own DuckDB
+file. The DuckDB engine runs dbt-duckdb in this process. The Spark warehouse is made as
+docs/engines.md "A standalone cluster, step by step" says, word for word: a master and a worker
+started from pyspark's own Spark, `mqcap run` in a folder `mqcap init` made, the files parsed on
+the worker's executors, dbt-spark building there, the marts read back through DuckDB, GX checks
+and reports (a Jupyter kernel) as on DuckDB. The incremental build after it runs on local[2].
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -58,21 +62,96 @@ def _settings(base: Path, name: str, engine: str) -> Settings:
     ).with_(engine=engine, spark_master="local[2]", jobs=2)
 
 
+GUIDE = PROJECT / "docs" / "engines.md"
+CLUSTER_HEADING = "### A standalone cluster, step by step"
+
+
+def guide_block() -> str:
+    """The shell block of the guide's cluster section, as written."""
+    section = GUIDE.read_text().split(CLUSTER_HEADING, 1)[1]
+    return section.split("```sh\n", 1)[1].split("```", 1)[0]
+
+
+def _by_the_guide(work: Path) -> str:
+    """The guide's block in a work folder `mqcap init` made, holding the sample studies (but
+    encsweep) in data/raw, with mqcap's venv first on PATH (as `source .venv/bin/activate`
+    leaves it) and no MQCAP_/SPARK_ settings of this process; then the guide's `kill %1 %2`,
+    after which nothing of it may be left running. Returns the block's output."""
+    work.mkdir(parents=True)
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("MQCAP_", "SPARK_", "PYSPARK_"))
+    }
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    init = subprocess.run(
+        ["mqcap", "init"], cwd=work, env=env, capture_output=True, text=True, check=False
+    )
+    assert init.returncode == 0, init.stdout + init.stderr
+    shutil.copytree(
+        SAMPLE, work / "data" / "raw", ignore=_sample_without_encsweep, dirs_exist_ok=True
+    )
+    script = guide_block() + "status=$?\nkill %1 %2\nwait\nexit $status\n"
+    proc = subprocess.Popen(
+        ["bash", "-c", script],
+        cwd=work,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, _ = proc.communicate(timeout=3600)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 0, out[-5000:]
+    assert (work / "spark-master.log").is_file() and (work / "spark-worker.log").is_file()
+    deadline = time.monotonic() + 60
+    while left := group_alive(proc.pid):
+        assert time.monotonic() < deadline, f"left running by the guide's steps: {left}"
+        time.sleep(0.5)
+    return out
+
+
 @pytest.fixture(scope="module")
 def engines(tmp_path_factory):
+    """(DuckDB settings, Spark settings, the DuckDB run's result, the guide's output)."""
     base = tmp_path_factory.mktemp("engines")
     duck = _settings(base, "duck", "duckdb")
-    spark = _settings(base, "spark", "spark")
     duck_result = run(duck, reports=False)
-    spark_result = run(spark, fmt="html")
-    return duck, spark, duck_result, spark_result
+    work = base / "spark"
+    out = _by_the_guide(work)
+    spark = Settings.load(
+        warehouse=work / "data" / "warehouse.duckdb",
+        raw=work / "data" / "raw",
+        project_root=PROJECT,
+    ).with_(engine="spark", spark_master="local[2]", jobs=2)
+    return duck, spark, duck_result, out
+
+
+def test_the_guides_cluster_parses_and_builds_on_its_executors(engines):
+    """Every file parsed in a Spark task on the cluster's master, the build done there, and the
+    run's summary the DuckDB engine's: the same runs, files, rows and checks, all passed."""
+    duck, _, duck_result, out = engines
+    from mqcap.cli import _checks_phrase
+    from mqcap.pipeline import warehouse_totals
+
+    assert "Spark task(s) on spark://127.0.0.1:7077" in out, out[-3000:]
+    assert "parsed here" not in out, out[-3000:]
+    t = warehouse_totals(duck)
+    passed, total = duck_result.checks()
+    assert passed == total and total > 0
+    want = (
+        f"summary: {t['runs']} runs, {t['files']} files, {t['rows']} rows, "
+        f"{_checks_phrase(passed, total)}"
+    )
+    assert want in out, out[-3000:]
 
 
 def test_spark_marts_equal_duckdb_marts_row_for_row(engines):
-    duck, spark, duck_result, spark_result = engines
-    assert duck_result.build.ok and spark_result.build.ok
-    assert spark_result.marts.ok and duck_result.marts.ok
-    assert spark_result.marts.checks == duck_result.marts.checks
+    duck, spark, duck_result, _ = engines
+    assert duck_result.build.ok and duck_result.marts.ok
     problems = mart_differences(duck.warehouse, spark.warehouse, rel=1e-9)
     assert problems == []
 
@@ -172,11 +251,10 @@ def _lake_versions(s: Settings) -> int:
 
 
 def test_reports_render_from_the_spark_marts(engines):
-    _, _, _, spark_result = engines
-    outputs = spark_result.reports.outputs
-    assert not spark_result.reports.failed
-    assert {"attls", "streaming"} <= set(outputs)
-    html = outputs["attls"]["html"].read_text()
+    _, spark, _, _ = engines
+    reports = spark.reports_out
+    assert {"attls.html", "streaming.html", "attls.pdf"} <= {p.name for p in reports.iterdir()}
+    html = (reports / "attls.html").read_text()
     # The published figure (seed 000) through the Spark marts: MQ + AT-TLS 1 MB, 956,592 us.
     assert "956,592" in html
 
@@ -198,7 +276,7 @@ def test_an_incremental_spark_build_killed_and_run_again_equals_the_duckdb_engin
     """After the full builds, the same changes on both engines: a deleted run, a deleted
     capture, an edited manifest, and a run's SMF dump dropped again at the raw root (a day's
     drop: a duplicate, counted once). The Spark engine's `mqcap run` is SIGKILLed (mqcap
-    alone: its dbt and the JVM end with it) once its new build has written a mart; the next run
+    alone: its dbt and the JVM end with it) once its new build has written a table; the next run
     finds the build owed and makes it. Each engine recomputes only the runs in scope (the same ones), and the marts are
     equal row for row: on Spark the run-keyed marts are the last build's rows of the other runs
     plus the scope's (macros/run_scope.sql). One Spark build pair serves the incremental, the
@@ -221,7 +299,7 @@ def test_an_incremental_spark_build_killed_and_run_again_equals_the_duckdb_engin
     copies = query(duck, copies_sql)[0][0]
     assert copies > query(duck0, copies_sql)[0][0]
 
-    # The Spark run, killed once its new build folder holds a mart.
+    # The Spark run, killed once its new build folder holds a table.
     builds = spark.lake / "builds"
     before = {p.name for p in builds.iterdir()}
     env = dict(os.environ, MQCAP_SPARK_MASTER="local[2]")
@@ -230,9 +308,7 @@ def test_an_incremental_spark_build_killed_and_run_again_equals_the_duckdb_engin
     proc = subprocess.Popen(cmd, env=env, start_new_session=True, cwd=PROJECT)
     _kill_when(
         proc,
-        lambda: any(
-            p.name not in before and (p / "marts.db" / "dim_run").exists() for p in builds.iterdir()
-        ),
+        lambda: any(p.name not in before and any(p.rglob("*.parquet")) for p in builds.iterdir()),
     )
     # No build completed: the marts are still the first build's.
     marts = json.loads((spark.lake / "marts.json").read_text())
@@ -245,7 +321,17 @@ def test_an_incremental_spark_build_killed_and_run_again_equals_the_duckdb_engin
     assert result.build is not None and result.build.ok and result.marts.ok
     # Both incremental, over the same runs; a run of another study is not among them.
     scopes = {"duckdb": duck_result.build.scope, "spark": result.build.scope}
-    assert scopes["spark"] == scopes["duckdb"] and "run(s) recomputed" in scopes["spark"], scopes
+    assert "run(s) recomputed" in scopes["duckdb"], scopes
+    # Spark carried what reads only sources this change left alone (NETSTAT, the CPH and
+    # distributed statistics, RMF crypto: mqcap.spark.carry), and said so.
+    recomputed, carried = scopes["spark"].split("; ")
+    assert recomputed == scopes["duckdb"], scopes
+    m = re.fullmatch(
+        r"carried (\d+) table\(s\) of the last build and skipped the checks of (\d+) view\(s\): "
+        r"their sources are unchanged",
+        carried,
+    )
+    assert m and int(m.group(1)) >= 3 and int(m.group(2)) >= 5, carried
     runs = int(scopes["spark"].split()[0])
     assert 3 <= runs < 411
     # The same checks with the same outcomes.
@@ -266,8 +352,20 @@ def test_an_incremental_spark_build_killed_and_run_again_equals_the_duckdb_engin
     # The new build's run-keyed marts hold the rows of runs outside the scope too.
     kept = "select count(distinct run_key) from marts.fct_driver_results"
     assert query(spark, kept) == query(duck, kept) and query(spark, kept)[0][0] > runs
-    # The killed build's folder is gone; the lake has each loaded version once.
-    assert len(list(builds.iterdir())) == 1
+    # The killed build's folder is gone: the folders left here are the ones the last build's
+    # marts and tables are in (a table carried from the first build stays in its folder, here
+    # the first warehouse's lake, which this copy's record still names); the lake has each
+    # loaded version once.
+    record = json.loads((spark.lake / "build.json").read_text())
+    marts = json.loads((spark.lake / "marts.json").read_text())
+    here = builds.resolve()
+    named = {
+        Path(f).resolve().relative_to(here).parts[0]
+        for f in [*record["tables"].values(), *marts.values()]
+        if Path(f).resolve().is_relative_to(here)
+    }
+    assert {p.name for p in builds.iterdir()} == named and len(named) == 1
+    assert any(not Path(f).resolve().is_relative_to(here) for f in record["tables"].values())
     with duckdb.connect(str(spark.warehouse), read_only=True) as con:
         want = con.execute(
             "select count(*) from meta.ingest_ledger where status = 'loaded' and rows_landed > 0"

@@ -272,3 +272,58 @@ def test_the_spark_engine_says_what_is_missing_before_it_starts(
     # Nothing was written: no warehouse, no lake, no build recorded.
     assert not settings.warehouse.exists()
     assert not settings.lake.exists()
+
+
+def test_source_fingerprints_follow_what_the_lake_holds(settings, sample_study):
+    """A landing table's fingerprint changes when its files do (a version added, deleted,
+    replaced) and only then; the ledger's when its rows do, whatever order they were written in
+    (mqcap.spark.carry: an incremental Spark build carries what reads only unchanged ones)."""
+    from mqcap.spark import carry
+
+    ingest(settings)
+    _sync(settings)
+    first = carry.source_fingerprints(settings.lake)
+    assert {"landing.driver_results", "landing.run_manifest", "meta.ingest_ledger"} <= set(first)
+    assert "landing.netstat_conn" in first  # no rows, its columns: a fingerprint all the same
+    _sync(settings)
+    assert carry.source_fingerprints(settings.lake) == first
+    # The ledger written again in another row order: the same rows, the same fingerprint.
+    ledger = settings.lake / "meta" / "ingest_ledger" / "ledger.parquet"
+    duckdb.sql(
+        f"copy (select * from read_parquet('{ledger}') order by file_id desc) "
+        f"to '{ledger}.x' (format parquet)"
+    )
+    shutil.move(f"{ledger}.x", ledger)
+    assert carry.source_fingerprints(settings.lake) == first
+    # One run's results file edited: that table and the ledger change, nothing else.
+    results = sorted(sample_study.glob("*/results.csv"))[0]
+    results.write_text(results.read_text().replace("1", "2", 1))
+    ingest(settings)
+    _sync(settings)
+    now = carry.source_fingerprints(settings.lake)
+    changed = sorted(k for k in first if first[k] != now[k])
+    assert changed == ["landing.driver_results", "meta.ingest_ledger"], changed
+
+
+def test_the_build_record_keeps_the_folders_of_carried_tables(tmp_path):
+    """A table carried by an incremental build stays where the build that made it wrote it:
+    pruning keeps every folder build.json names, besides the marts'."""
+    from mqcap.spark import carry
+
+    root = tmp_path / "lake"
+    first, second, failed = (root / "builds" / n for n in ("b1", "b2", "b3"))
+    for b in (first, second, failed):
+        (b / "marts.db" / "dim_run").mkdir(parents=True)
+    (first / "intermediate.db" / "int_cpu_intervals").mkdir(parents=True)
+    (root / "marts.json").write_text(json.dumps({"dim_run": str(second / "marts.db" / "dim_run")}))
+    carried = str(first / "intermediate.db" / "int_cpu_intervals")
+    carry.record(root, {"landing.ascpu_interval": "x"}, {"intermediate.int_cpu_intervals": carried})
+    assert carry.read_record(root) == {
+        "sources": {"landing.ascpu_interval": "x"},
+        "tables": {"intermediate.int_cpu_intervals": carried},
+    }
+    removed = lake.prune_builds(root)
+    assert [p.name for p in removed] == ["b3"]
+    assert sorted(p.name for p in (root / "builds").iterdir()) == ["b1", "b2"]
+    (root / carry.RECORD).write_text("{not json")
+    assert carry.read_record(root) is None  # nothing is carried from a record it cannot read

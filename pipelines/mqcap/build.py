@@ -158,6 +158,8 @@ def _follow(proc: subprocess.Popen, progress: Progress) -> list[str]:
                 if total:
                     progress.set_total(total)
                 progress.advance(1, detail)
+            elif line.startswith("mqcap: carried "):  # mqcap.spark.carry's plan
+                progress.log(line.removeprefix("mqcap: ").strip())
             elif DBT_DOCS_STEP.search(line):  # dbt docs: reading the catalog, writing the page
                 progress.working(line.split("  ", 1)[-1].strip())
         proc.wait()
@@ -346,7 +348,11 @@ def build(
     progress.start("dbt build", total=None, unit="nodes")
     proc = _dbt_waiting(settings, args, progress)
     result = _read_results(settings, proc)
-    result.scope = scope_note
+    # The Spark engine's incremental build says what it carried (mqcap.spark.carry).
+    carried = [
+        ln[len("mqcap: ") :] for ln in proc.stdout.splitlines() if ln.startswith("mqcap: carried ")
+    ]
+    result.scope = "; ".join([scope_note, *carried[-1:]]) if scope_note else scope_note
     if docs and result.ok:
         result.docs = write_dbt_docs(settings, progress)
     with warehouse.connect(settings.warehouse, on_wait=progress.log) as con:

@@ -112,12 +112,30 @@ def main(argv: list[str] | None = None) -> int:
 
     from dbt.cli.main import dbtRunner
 
-    result = dbtRunner().invoke(argv)
+    from mqcap.spark import carry
+
+    fingerprints = carry.source_fingerprints(lake)
+    runner = dbtRunner()
+    if argv[:1] == ["build"] and incremental(argv):
+        parsed = dbtRunner().invoke(parse_args(argv))
+        if not parsed.success:
+            print(f"dbt: error: the project could not be parsed: {parsed.exception}", flush=True)
+            spark.stop()
+            return 2
+        nodes, sources = carry.graph_of(parsed.result)
+        taken = carry.plan(nodes, sources, carry.read_record(lake), fingerprints)
+        carry.register(spark, taken.carried)
+        os.environ[carry.UNCHECKED_ENV] = ",".join(taken.unchecked)
+        if taken.carried:
+            argv += ["--exclude", *taken.exclude()]
+        print(f"mqcap: {taken.summary()}", flush=True)
+        runner = dbtRunner(manifest=parsed.result)
+    result = runner.invoke(argv)
     if result.exception is not None and not result.success:
         print(f"dbt: {type(result.exception).__name__}: {result.exception}", flush=True)
     if result.success:
         try:
-            write_locations(spark, lake)
+            write_locations(spark, lake, fingerprints)
         except Exception as exc:  # the build's own error line, not pyspark's traceback
             first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             print(f"dbt: error: the marts were built, but their folders could not be read: {first}")
@@ -146,22 +164,76 @@ def collected(spark, sql: str) -> list:
     raise AssertionError("unreachable")
 
 
-def write_locations(spark, lake: Path) -> dict[str, str]:
+def incremental(argv: list[str]) -> bool:
+    """True for mqcap's incremental build (``--vars {mqcap_incremental: true}``, mqcap.build):
+    the project is the last complete build's, so what did not change can be carried.
+
+    Example:
+        >>> incremental(["build", "--vars", "{mqcap_incremental: true}"]), incremental(["build"])
+        (True, False)
+    """
+    import yaml
+
+    for i, arg in enumerate(argv[:-1]):
+        if arg == "--vars":
+            given = yaml.safe_load(argv[i + 1]) or {}
+            if isinstance(given, dict) and given.get("mqcap_incremental") is True:
+                return True
+    return False
+
+
+# The schemas dbt writes tables to (staging holds views only).
+TABLE_SCHEMAS = ("reference", "intermediate", "marts")
+
+
+def parse_args(argv: list[str]) -> list[str]:
+    """``dbt parse`` with the global settings of a ``dbt build`` command line (its project,
+    profiles, target, paths and vars; not its selection).
+
+    Example:
+        >>> parse_args(["build", "--vars", "{a: 1}", "--exclude-resource-type", "test",
+        ...             "--target", "spark", "--project-dir", "/p"])
+        ['parse', '--vars', '{a: 1}', '--target', 'spark', '--project-dir', '/p']
+    """
+    keep = {"--vars", "--target", "--project-dir", "--profiles-dir", "--target-path", "--log-path"}
+    out = ["parse"]
+    i = 1
+    while i < len(argv):
+        if argv[i] in keep and i + 1 < len(argv):
+            out += argv[i : i + 2]
+            i += 2
+        else:
+            i += 1
+    return out
+
+
+def write_locations(
+    spark, lake: Path, fingerprints: dict[str, str] | None = None
+) -> dict[str, str]:
     """``<lake>/marts.json``: each mart table's folder as the catalog has it, for DuckDB to read
-    (``mqcap.spark.lake.attach_marts``). Written only when the build succeeded: until then the
-    last complete build's marts are the ones read."""
-    out = {}
-    for row in collected(spark, "show tables in marts"):
-        if row["isTemporary"]:  # an incremental model's <name>__dbt_tmp view, not a mart
-            continue
-        name = row["tableName"]
-        info = collected(spark, f"describe table extended marts.{name}")
-        where = [r["data_type"] for r in info if r["col_name"] == "Location"]
-        if where:
-            out[name] = where[0].removeprefix("file:")
+    (``mqcap.spark.lake.attach_marts``); and ``<lake>/build.json`` (``mqcap.spark.carry``): every
+    table's folder (a carried one's is in an earlier build's folder) with the source
+    fingerprints this build read. Written only when the build succeeded: until then the last
+    complete build's marts are the ones read."""
+    from mqcap.spark import carry
+
+    tables: dict[str, str] = {}
+    for schema in TABLE_SCHEMAS:
+        for row in collected(spark, f"show tables in {schema}"):
+            if row["isTemporary"]:  # an incremental model's <name>__dbt_tmp view, not a mart
+                continue
+            name = row["tableName"]
+            info = collected(spark, f"describe table extended {schema}.{name}")
+            where = [r["data_type"] for r in info if r["col_name"] == "Location"]
+            kind = [r["data_type"] for r in info if r["col_name"] == "Type"]
+            if where and kind != ["VIEW"]:
+                tables[f"{schema}.{name}"] = where[0].removeprefix("file:")
+    out = {k.split(".", 1)[1]: v for k, v in tables.items() if k.startswith("marts.")}
     tmp = lake / ".marts.json.tmp"
     tmp.write_text(json.dumps(out, indent=1, sort_keys=True))
     os.replace(tmp, lake / "marts.json")
+    if fingerprints is not None:
+        carry.record(lake, fingerprints, tables)
     return out
 
 

@@ -250,9 +250,13 @@ def new_build_dir(lake: Path) -> Path:
 
 
 def prune_builds(lake: Path) -> list[Path]:
-    """Remove every build folder but the one ``marts.json`` reads (failed builds, older ones)."""
+    """Remove every build folder but those ``marts.json`` and ``build.json`` read (failed
+    builds, older ones; a table an incremental build carried stays in the folder of the build
+    that made it: ``mqcap.spark.carry``)."""
     import json
     import shutil
+
+    from mqcap.spark.carry import referenced_folders
 
     try:
         current = {
@@ -260,6 +264,7 @@ def prune_builds(lake: Path) -> list[Path]:
         }
     except FileNotFoundError:
         current = set()
+    current |= {p.resolve() for p in referenced_folders(lake)}
     removed = []
     builds = lake / "builds"
     for folder in sorted(builds.iterdir()) if builds.is_dir() else []:
