@@ -97,7 +97,7 @@ def test_a_build_waits_while_another_build_holds_the_lock_then_stops_saying_so(
             sys.executable,
             "-c",
             "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT); "
-            "fcntl.flock(fd, fcntl.LOCK_EX); os.write(fd, str(os.getpid()).encode()); "
+            "fcntl.flock(fd, fcntl.LOCK_EX); os.ftruncate(fd, 0); os.write(fd, str(os.getpid()).encode()); "
             "print('held', flush=True); time.sleep(120)",
             str(lock),
         ],
