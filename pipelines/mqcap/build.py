@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mqcap import lifeline, parse_cache, warehouse
+from mqcap import environment, lifeline, parse_cache, warehouse
 from mqcap import scope as build_scope
 from mqcap.errors import DataError, EnvironmentProblem, WarehouseBusyError
 from mqcap.ledger.steps import pipeline_state, record_step
@@ -211,7 +211,7 @@ def _dbt_waiting(
 ) -> subprocess.CompletedProcess:
     """``run_dbt`` once the warehouse is free, like every other step; a lock taken between our
     check and dbt's own open is retried until ``MQCAP_LOCK_WAIT_S``, then one clear error."""
-    wait_s = float(os.environ.get("MQCAP_LOCK_WAIT_S", "15"))
+    wait_s = environment.seconds("MQCAP_LOCK_WAIT_S")
     deadline = time.monotonic() + wait_s
     results = (target or settings.dbt_target) / "run_results.json"
     while True:

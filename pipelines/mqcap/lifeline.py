@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from mqcap import environment
 from mqcap.errors import WarehouseBusyError
 
 PARENT_ENV = "MQCAP_PARENT_PID"
@@ -48,7 +49,7 @@ def die_with_parent() -> None:
     Example:
         >>> die_with_parent()  # no MQCAP_PARENT_PID here: nothing to do
     """
-    parent = os.environ.get(PARENT_ENV, "")
+    parent = environment.text(PARENT_ENV) or ""
     if not parent.isdigit() or not sys.platform.startswith("linux"):
         return
     import ctypes
@@ -89,7 +90,7 @@ def build_lock(path: Path, warehouse: Path, wait_s: float | None = None) -> Iter
             note_holder(fd, proc.pid)
     """
     if wait_s is None:
-        wait_s = float(os.environ.get("MQCAP_LOCK_WAIT_S", "15"))
+        wait_s = environment.seconds("MQCAP_LOCK_WAIT_S")
     path.parent.mkdir(parents=True, exist_ok=True)
     deadline = time.monotonic() + wait_s
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)

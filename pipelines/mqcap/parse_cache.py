@@ -27,6 +27,7 @@ import os
 import shutil
 from pathlib import Path
 
+from mqcap import environment
 from mqcap.settings import Settings
 
 PARSE_FILE = "partial_parse.msgpack"
@@ -53,7 +54,7 @@ def variant(settings: Settings, args: list[str]) -> str:
 def _stores(settings: Settings) -> list[Path]:
     """Where parses are kept: the warehouse's own folder, then the shared one if set."""
     stores = [settings.outputs / "dbt" / "parse"]
-    shared = os.environ.get("MQCAP_DBT_PARSE_CACHE", "").strip()
+    shared = environment.text("MQCAP_DBT_PARSE_CACHE")
     if shared:
         stores.append(Path(shared))
     return stores

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mqcap import interrupt, warehouse
+from mqcap import environment, interrupt, warehouse
 from mqcap.build import BuildResult, build, selection_for
 from mqcap.errors import WarehouseBusyError
 from mqcap.ingest import LEDGER, IngestReport, ingest
@@ -110,7 +110,7 @@ def run_lock(settings: Settings, wait_s: float | None = None) -> Iterator[None]:
             ...
     """
     if wait_s is None:
-        wait_s = float(os.environ.get("MQCAP_LOCK_WAIT_S", "15"))
+        wait_s = environment.seconds("MQCAP_LOCK_WAIT_S")
     path = settings.outputs / "run.lock"
     path.parent.mkdir(parents=True, exist_ok=True)
     deadline = time.monotonic() + wait_s

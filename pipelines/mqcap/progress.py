@@ -5,12 +5,11 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from contextlib import AbstractContextManager
 
-from mqcap.errors import UsageError
+from mqcap import environment
 
 
 def shorten(text: str, width: int) -> str:
@@ -182,18 +181,9 @@ def plain_every_s(default: float = 5.0) -> float:
 
     ``0`` writes a line for every step (every file of an ingest), for logs that must show each.
     """
-    raw = os.environ.get("MQCAP_PROGRESS_EVERY_S", "").strip()
-    if not raw:
+    if not environment.is_set("MQCAP_PROGRESS_EVERY_S"):
         return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise UsageError(
-            f"MQCAP_PROGRESS_EVERY_S must be a number of seconds, not {raw!r}"
-        ) from None
-    if value < 0:
-        raise UsageError(f"MQCAP_PROGRESS_EVERY_S must be 0 or more, not {raw!r}")
-    return value
+    return environment.seconds("MQCAP_PROGRESS_EVERY_S")
 
 
 def make_progress(quiet: bool = False) -> Progress:

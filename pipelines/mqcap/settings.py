@@ -44,6 +44,7 @@ import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from mqcap import environment
 from mqcap.errors import EnvironmentProblem, UsageError
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -312,6 +313,7 @@ class Settings:
         jobs: int | None = None,
         engine: str | None = None,
     ) -> Settings:
+        environment.check()  # a bad MQCAP_LOCK_WAIT_S stops here, not mid-step
         root = project_root or find_project_root()
         here = (cwd or Path.cwd()).resolve()
         found = find_config(here)
@@ -321,8 +323,8 @@ class Settings:
         def pick(key: str) -> Path | None:
             if flags.get(key) is not None:
                 value, base = flags[key], here
-            elif os.environ.get(CONFIG_KEYS[key]):
-                value, base = os.environ[CONFIG_KEYS[key]], here
+            elif environment.is_set(CONFIG_KEYS[key]):
+                value, base = environment.text(CONFIG_KEYS[key]), here
             elif key in config:
                 value, base = config[key], config_file.parent
             elif key in DEFAULTS:
@@ -336,30 +338,32 @@ class Settings:
                 f"--{key}"
                 if flags.get(key) is not None
                 else CONFIG_KEYS[key]
-                if os.environ.get(CONFIG_KEYS[key])
+                if environment.is_set(CONFIG_KEYS[key])
                 else f"{config_file}: setting {key}"
             )
             return checked_path(value, base, where)
 
         if jobs is not None:
             n_jobs = parse_jobs(jobs, "--jobs")
-        elif os.environ.get("MQCAP_JOBS"):
-            n_jobs = parse_jobs(os.environ["MQCAP_JOBS"], "MQCAP_JOBS")
+        elif environment.is_set("MQCAP_JOBS"):
+            n_jobs = parse_jobs(environment.text("MQCAP_JOBS"), "MQCAP_JOBS")
         elif "jobs" in config:
             n_jobs = config["jobs"]
         else:
             n_jobs = default_jobs()
         if engine is not None:
             chosen = parse_engine(engine, "--engine")
-        elif os.environ.get("MQCAP_ENGINE"):
-            chosen = parse_engine(os.environ["MQCAP_ENGINE"], "MQCAP_ENGINE")
+        elif environment.is_set("MQCAP_ENGINE"):
+            chosen = parse_engine(environment.text("MQCAP_ENGINE"), "MQCAP_ENGINE")
         elif "engine" in config:
             chosen = parse_engine(config["engine"], f"{config_file}: setting engine")
         else:
             chosen = "duckdb"
-        master = os.environ.get("MQCAP_SPARK_MASTER") or config.get("spark_master") or "local[*]"
-        if os.environ.get("MQCAP_SPARK_PARSE"):
-            spark_parse = parse_spark_parse(os.environ["MQCAP_SPARK_PARSE"], "MQCAP_SPARK_PARSE")
+        master = environment.text("MQCAP_SPARK_MASTER") or config.get("spark_master") or "local[*]"
+        if environment.is_set("MQCAP_SPARK_PARSE"):
+            spark_parse = parse_spark_parse(
+                environment.text("MQCAP_SPARK_PARSE"), "MQCAP_SPARK_PARSE"
+            )
         elif "spark_parse" in config:
             spark_parse = parse_spark_parse(
                 config["spark_parse"], f"{config_file}: setting spark_parse"
@@ -372,8 +376,8 @@ class Settings:
             ("max_gzip_ratio", DEFAULT_MAX_GZIP_RATIO),
         ):
             env = CONFIG_KEYS[key]
-            if os.environ.get(env):
-                limits[key] = parse_whole(os.environ[env], env)
+            if environment.is_set(env):
+                limits[key] = parse_whole(environment.text(env), env)
             else:
                 limits[key] = config.get(key, default)
         wh = pick("warehouse")

@@ -6,7 +6,6 @@ mqcap) gets :class:`WarehouseBusyError` with what to do, instead of a raw IO err
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -15,7 +14,7 @@ from pathlib import Path
 
 import duckdb
 
-from mqcap import faults
+from mqcap import environment, faults
 from mqcap.errors import UsageError, WarehouseBusyError, WarehouseDamagedError
 from mqcap.parsers import all_tables
 from mqcap.parsers.base import Table
@@ -220,7 +219,7 @@ def connect(
         raise UsageError(f"no warehouse at {path}: run `mqcap ingest` or `mqcap run` first")
     path.parent.mkdir(parents=True, exist_ok=True)
     if wait_s is None:
-        wait_s = float(os.environ.get("MQCAP_LOCK_WAIT_S", "15"))
+        wait_s = environment.seconds("MQCAP_LOCK_WAIT_S")
     deadline = time.monotonic() + wait_s
     told = False
     while True:

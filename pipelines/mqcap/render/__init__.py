@@ -49,6 +49,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from mqcap import environment
 from mqcap.render.errors import RenderError
 from mqcap.render.qmd import QmdDocument, parse_qmd
 from mqcap.render.quarto import quarto_path, render_with_quarto
@@ -191,6 +192,6 @@ def _render_own(
             os.replace(partial, output)
             results[fmt] = output
     finally:
-        if not os.environ.get("MQCAP_RENDER_KEEP"):
+        if not environment.is_set("MQCAP_RENDER_KEEP"):
             shutil.rmtree(work, ignore_errors=True)
     return results

@@ -22,6 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from mqcap import environment
 from mqcap.untraced import untraced
 
 # Set to "document" by mqcap's own engine, which puts the Vega JavaScript once in <head>;
@@ -216,7 +217,7 @@ def chart(c: Any, *, alt_text: str | None = None) -> Bundle:
 
 def _needs_bundle() -> bool:
     global _bundle_sent
-    if os.environ.get(VEGA_BUNDLE_ENV) == "document":
+    if environment.text(VEGA_BUNDLE_ENV) == "document":
         return False
     if _bundle_sent:
         return False

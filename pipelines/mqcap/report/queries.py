@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import atexit
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
 import pandas as pd
 
+from mqcap import environment as variables
 from mqcap.report.labels import PALETTE, label_series
 from mqcap.settings import Settings
 
@@ -32,11 +32,8 @@ def warehouse_path() -> Path:
     Example:
         warehouse_path()  # PosixPath('data/warehouse.duckdb')
     """
-    return (
-        Settings.load().warehouse
-        if "MQCAP_WAREHOUSE" not in os.environ
-        else Path(os.environ["MQCAP_WAREHOUSE"])
-    )
+    named = variables.text("MQCAP_WAREHOUSE")
+    return Settings.load().warehouse if named is None else Path(named)
 
 
 # The report's one read-only connection: (warehouse path, connection). Opening the warehouse

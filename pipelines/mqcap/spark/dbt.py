@@ -18,6 +18,8 @@ import sys
 import time
 from pathlib import Path
 
+from mqcap import environment
+
 # How many times a result is read again when the JVM refused the local socket it serves it on.
 SOCKET_TRIES = 4
 
@@ -98,9 +100,11 @@ def main(argv: list[str] | None = None) -> int:
     from mqcap.spark.session import is_connect, register_sources, spark_session
 
     argv = list(sys.argv[1:] if argv is None else argv)
-    master = os.environ.get("MQCAP_SPARK_MASTER", "local[*]")
-    lake = Path(os.environ["MQCAP_LAKE"])
-    build_dir = Path(os.environ.get("MQCAP_SPARK_BUILD") or new_build_dir(lake))
+    master = environment.text("MQCAP_SPARK_MASTER") or "local[*]"
+    if not environment.is_set("MQCAP_LAKE"):
+        raise SystemExit("mqcap.spark.dbt: MQCAP_LAKE names no lake (mqcap build sets it)")
+    lake = Path(environment.text("MQCAP_LAKE"))
+    build_dir = Path(environment.text("MQCAP_SPARK_BUILD") or new_build_dir(lake))
     if is_connect(master):
         # dbt-spark's session cursor asks SparkSession.builder for the session: with this set,
         # that is the Connect session (this process only runs dbt, then exits).

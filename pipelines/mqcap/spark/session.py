@@ -21,6 +21,8 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from mqcap import environment
+
 # Schemas dbt-spark writes (generate_schema_name: one per layer) and the sources' schemas.
 SCHEMAS = ("landing", "meta", "staging", "intermediate", "marts", "reference")
 PRIOR = "mqcap_prior"  # the last complete build's marts, read by an incremental build
@@ -69,8 +71,8 @@ def spark_session(
     Example:
         spark = spark_session("local[2]", Path("/tmp/w.mqcap/lake"))
     """
-    if log_dir is None and os.environ.get("MQCAP_SPARK_LOG_DIR"):
-        log_dir = Path(os.environ["MQCAP_SPARK_LOG_DIR"])
+    if log_dir is None and environment.is_set("MQCAP_SPARK_LOG_DIR"):
+        log_dir = Path(environment.text("MQCAP_SPARK_LOG_DIR"))
     from pyspark.sql import SparkSession
 
     lake = Path(lake).resolve()
@@ -102,14 +104,15 @@ def spark_session(
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")  # mqcap prints its own progress
         .config("spark.python.authenticate.socketTimeout", f"{SOCKET_TIMEOUT_S}s")
-        .config("spark.driver.memory", os.environ.get("MQCAP_SPARK_DRIVER_MEMORY", "2g"))
+        .config("spark.driver.memory", environment.text("MQCAP_SPARK_DRIVER_MEMORY"))
     )
     if log_dir is not None:
         builder = builder.config("spark.driver.extraJavaOptions", log_options(log_dir))
-    if os.environ.get("MQCAP_SPARK_EVENT_LOG"):  # per-task figures (bench/bench_engines.py)
+    event_log = environment.text("MQCAP_SPARK_EVENT_LOG")
+    if event_log:  # per-task figures (bench/bench_engines.py)
         builder = (
             builder.config("spark.eventLog.enabled", "true")
-            .config("spark.eventLog.dir", os.environ["MQCAP_SPARK_EVENT_LOG"])
+            .config("spark.eventLog.dir", event_log)
             .config("spark.eventLog.compress", "false")
         )
     with _stderr_into(None if log_dir is None else log_dir / "spark.log"):
@@ -144,8 +147,9 @@ def _stderr_into(path: Path | None) -> Iterator[None]:
 def shuffle_partitions(spark) -> str:
     """``MQCAP_SPARK_PARTITIONS``, else twice the session's cores (default parallelism), at
     least 4: 4 on local[2] as before, and a cluster's cores all used."""
-    if os.environ.get("MQCAP_SPARK_PARTITIONS"):
-        return os.environ["MQCAP_SPARK_PARTITIONS"]
+    chosen = environment.whole("MQCAP_SPARK_PARTITIONS")
+    if chosen is not None:
+        return str(chosen)
     return str(max(4, 2 * spark.sparkContext.defaultParallelism))
 
 
