@@ -17,6 +17,8 @@ from mqcap import scope
 from mqcap.ledger.steps import PipelineState, StepRow, _hash
 from mqcap.settings import Settings
 
+from helpers import PROJECT
+
 T = datetime(2026, 3, 1)
 
 
@@ -64,7 +66,7 @@ def con(tmp_path: Path) -> duckdb.DuckDBPyConnection:
         c.execute("insert into intermediate.int_file_runs values (?, ?)", [i, key])
         c.execute("insert into staging.stg_ascpu__intervals values (?, ?, ?)", [i, start, end])
     scope.ensure_tables(c)
-    scope.complete(c, [1, 2, 3, 4])
+    scope.complete(c, [1, 2, 3, 4], PROJECT)
     yield c
     c.close()
 
@@ -172,7 +174,7 @@ def test_scope_of_a_killed_build_stays_until_a_build_completes(con) -> None:
     assert scope.begin(con, scope.Scope(False, {"s/r2"})) == ["s/r2"]
     # Killed: the next build adds its own runs to those still pending.
     assert scope.begin(con, scope.Scope(False, {"t/q1"})) == ["s/r2", "t/q1"]
-    scope.complete(con, [1, 2, 3, 4])
+    scope.complete(con, [1, 2, 3, 4], PROJECT)
     assert con.execute("select count(*) from meta.build_scope").fetchall() == [(0,)]
 
 

@@ -173,3 +173,38 @@ def test_one_models_yaml_per_staging_folder():
     for folder in (PROJECT / "models" / "staging").iterdir():
         yamls = sorted(p.name for p in folder.glob("*__models.yml"))
         assert yamls == [f"_{folder.name}__models.yml"], folder.name
+
+
+# Models that match rows to runs by time without the attribute_to_runs macro (their own join).
+TIME_ATTRIBUTING = {"int_cpu_attributed"}
+
+
+def test_every_staging_model_that_time_attribution_reads_declares_its_time_span():
+    """An incremental build recomputes the runs a changed file's rows overlap only for the
+    staging models whose time span it knows (mqcap.scope.timed_views, from the models' YAML):
+    a staging model upstream of a time attribution with neither a span nor a reason would
+    leave those runs stale (the list used to be kept by hand in Python)."""
+    from mqcap.scope import TIME_SPAN_META, timed_views
+
+    parents: dict[str, set[str]] = {}
+    attributing = set(TIME_ATTRIBUTING)
+    for sql in (PROJECT / "models").rglob("*.sql"):
+        text = sql.read_text()
+        parents[sql.stem] = set(_REF.findall(text))
+        if "attribute_to_runs(" in text:
+            attributing.add(sql.stem)
+    assert len(attributing) >= 8  # the seven attribute_to_runs models and int_cpu_attributed
+    upstream = {m for a in attributing for m in _reached(parents, a)}
+    staging = sorted(m for m in upstream if m.startswith("stg_"))
+    entries = _model_entries()
+    spans = {
+        m: ((entries[m].get("config") or {}).get("meta") or {}).get(TIME_SPAN_META) for m in staging
+    }
+    assert [m for m, span in spans.items() if not span] == []
+    for m, span in spans.items():
+        assert set(span) in ({"clock", "start", "end"}, {"untimed"}), (m, span)
+        assert span.get("clock", "local") in ("local", "utc"), (m, span)
+    timed = timed_views(PROJECT)
+    assert set(timed) == {m for m, span in spans.items() if "clock" in span}
+    assert timed["stg_netstat__connections"] == ("local", "poll_ts", "poll_ts")
+    assert len(timed) == 12

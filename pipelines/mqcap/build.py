@@ -374,7 +374,7 @@ def build(
                 )
             raise DataError(f"dbt build failed: {line}")
         if whole:
-            build_scope.complete(con, covered)
+            build_scope.complete(con, covered, settings.project_root)
             record_step(con, "build", "done", inputs=inputs, covered=covered)
     return result
 

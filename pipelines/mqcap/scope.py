@@ -24,7 +24,9 @@ its own: the scope always covers everything since the last complete build.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import duckdb
 
@@ -50,34 +52,33 @@ create or replace table {RUNS} (
 create or replace table {FILE_RUNS} (file_id bigint not null, run_key varchar not null);
 """
 
-# Staging views whose rows can reach a run by time (macro attribute_to_runs, int_cpu_attributed):
-# the clock and the earliest / latest instant a row of the file is matched at.
-TIMED_VIEWS: dict[str, tuple[str, str, str]] = {
-    "stg_ascpu__intervals": ("local", "interval_start", "interval_end"),
-    "stg_rmf__workload_class_intervals": ("local", "interval_start", "interval_end"),
-    "stg_rmf__crypto_card_intervals": (
-        "local",
-        "interval_start",
-        "interval_start + to_milliseconds(cast(coalesce(interval_s, 0) * 1000 as bigint))",
-    ),
-    "stg_smf__qcst": ("local", "record_time_local", "record_time_local"),
-    **{
-        f"stg_smf__{t}": (
-            "local",
-            "record_time_local - to_microseconds(coalesce(interval_duration_us, 0))",
-            "record_time_local",
-        )
-        for t in ("qctadp", "qctdns", "qctdsp", "qctssl")
-    },
-    "stg_netstat__connections": ("local", "poll_ts", "poll_ts"),
-    "stg_chstatus__snapshots": ("local", "snapshot_time", "snapshot_time"),
-    "stg_amqsrua__elements": (
-        "utc",
-        "least(interval_start_utc, interval_mid_utc, put_time_utc)",
-        "greatest(interval_start_utc, interval_mid_utc, put_time_utc)",
-    ),
-    "stg_amqsmon__values": ("local", "interval_start_local", "interval_end_local"),
-}
+# Staging views whose rows can reach a run by time (macro attribute_to_runs, int_cpu_attributed)
+# declare, in their dbt YAML, the clock and the earliest / latest instant a row of the file is
+# matched at (``config: meta: mqcap_time_span: {clock, start, end}``); the other staging models
+# such a model reads say why they have none (``mqcap_time_span: {untimed: "<why>"}``).
+# tests/test_layout.py fails when a staging model that time attribution reads declares neither.
+TIME_SPAN_META = "mqcap_time_span"
+
+
+@functools.cache
+def timed_views(project_root: Path) -> dict[str, tuple[str, str, str]]:
+    """``{staging view: (clock, start expression, end expression)}`` from the project's model
+    YAML (``models/staging/**.yml``).
+
+    Example:
+        timed_views(settings.project_root)["stg_netstat__connections"]
+        # ('local', 'poll_ts', 'poll_ts')
+    """
+    import yaml
+
+    out: dict[str, tuple[str, str, str]] = {}
+    for path in sorted((Path(project_root) / "models" / "staging").rglob("*.yml")):
+        for model in (yaml.safe_load(path.read_text()) or {}).get("models", []) or []:
+            span = ((model.get("config") or {}).get("meta") or {}).get(TIME_SPAN_META) or {}
+            if "clock" in span:
+                out[model["name"]] = (span["clock"], span["start"], span["end"])
+    return out
+
 
 # Attributions whose file speaks for a whole study (ledger.files module docstring).
 STUDY_WIDE = ("study_folder", "by_workload")
@@ -141,7 +142,7 @@ def _staging_columns(con: duckdb.DuckDBPyConnection) -> dict[str, set[str]]:
     return out
 
 
-def cache_spans(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> None:
+def cache_spans(con: duckdb.DuckDBPyConnection, file_ids: list[int], project_root: Path) -> None:
     """Record the time span of each file in ``file_ids`` not yet in ``meta.build_file_spans``
     (a file id's rows never change, so its span is computed once; a file without timed rows
     gets one row of NULLs, so a removed file's span is known after its rows are gone)."""
@@ -152,7 +153,7 @@ def cache_spans(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> None:
         [sorted(set(file_ids))],
     )
     columns = _staging_columns(con)
-    for view, (clock, start, end) in TIMED_VIEWS.items():
+    for view, (clock, start, end) in timed_views(Path(project_root)).items():
         if "file_id" in columns.get(view, set()):
             con.execute(
                 f"""insert into {SPANS}
@@ -219,7 +220,7 @@ def _compute_scope(con: duckdb.DuckDBPyConnection, state: PipelineState) -> Scop
         touched |= {k for k, v in runs.items() if v[0] in study_wide}
 
     # Spans: loaded files are computed (and kept) now; removed ones were kept while loaded.
-    cache_spans(con, sorted(set(ids) & set(state.loaded)))
+    cache_spans(con, sorted(set(ids) & set(state.loaded)), state.settings.project_root)
     known = {
         r[0]
         for r in con.execute(
@@ -270,7 +271,7 @@ def begin(con: duckdb.DuckDBPyConnection, scope: Scope) -> list[str]:
     return [r[0] for r in con.execute(f"select run_key from {SCOPE} order by 1").fetchall()]
 
 
-def complete(con: duckdb.DuckDBPyConnection, loaded: list[int]) -> None:
+def complete(con: duckdb.DuckDBPyConnection, loaded: list[int], project_root: Path) -> None:
     """After a complete build: snapshot runs, file -> run attribution and the spans of the
     loaded files, and empty ``meta.build_scope`` (one transaction)."""
     ensure_tables(con)
@@ -278,7 +279,7 @@ def complete(con: duckdb.DuckDBPyConnection, loaded: list[int]) -> None:
         con.execute(f"drop table if exists {RUNS}; drop table if exists {FILE_RUNS}")
         con.execute(f"delete from {SCOPE}")
         return
-    cache_spans(con, loaded)
+    cache_spans(con, loaded, project_root)
     con.begin()
     con.execute(SNAPSHOT_DDL)
     con.execute(
