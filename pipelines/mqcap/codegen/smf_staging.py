@@ -63,6 +63,29 @@ def _expr(s: Structure, f: F) -> str:
     return value if value == name else f"{value} as {name}"
 
 
+def _is_chinit_task(s: Structure) -> bool:
+    """Whether the structure starts with the fields every channel-initiator task shares."""
+    return tuple(_expr(s, f) for f in s.fields[: len(TASK_COLUMNS)]) == TASK_COLUMNS
+
+
+def _time_span(s: Structure) -> list[str]:
+    """The model's ``mqcap_time_span`` (read by mqcap.scope.timed_views): a channel-initiator
+    task's row covers the interval ending at its record; a QCST row is a point in time."""
+    start = (
+        '"record_time_local - to_microseconds(coalesce(interval_duration_us, 0))"'
+        if _is_chinit_task(s)
+        else '"record_time_local"'
+    )
+    return [
+        "    config:",
+        "      meta:",
+        "        mqcap_time_span:",
+        "          clock: local",
+        f"          start: {start}",
+        '          end: "record_time_local"',
+    ]
+
+
 def render_sql(s: Structure) -> str:
     lines = [
         HEADER,
@@ -77,7 +100,7 @@ def render_sql(s: Structure) -> str:
         "    {{ smf_header_columns() }},",
     ]
     exprs = [_expr(s, f) for f in s.fields]
-    if tuple(exprs[: len(TASK_COLUMNS)]) == TASK_COLUMNS:
+    if _is_chinit_task(s):
         exprs = [
             "-- the fields every channel-initiator task shares: macros/chinit_task_columns.sql\n"
             "    {{ chinit_task_columns() }}",
@@ -111,6 +134,7 @@ def render_models() -> str:
     for s in _staged():
         out += [
             f"  - name: stg_smf__{s.name.lower()}",
+            *_time_span(s),
             "    description: >",
             f"      Grain: {s.description} One row per {s.name} instance (file_id, record or line,",
             "      source_item). mq-smf-csv placeholders for 'no value' are NULL.",
