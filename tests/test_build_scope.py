@@ -14,6 +14,7 @@ import duckdb
 import pytest
 
 from mqcap import scope
+from mqcap.ledger import schema
 from mqcap.ledger.steps import PipelineState, StepRow, _hash
 from mqcap.settings import Settings
 
@@ -38,10 +39,9 @@ RUNS = [  # run_key, study, baseline, start, end (local; UTC = local + 1 h)
 def con(tmp_path: Path) -> duckdb.DuckDBPyConnection:
     """Three runs of study s and one of t, a CPU file in each run folder, snapshot taken."""
     c = duckdb.connect(str(tmp_path / "w.duckdb"))
+    schema.ensure_meta(c)
     c.execute(
-        """create schema meta; create schema intermediate; create schema staging;
-        create table meta.ingest_ledger (file_id bigint, study varchar, run_id varchar,
-            attribution varchar, status varchar);
+        """create schema intermediate; create schema staging;
         create table intermediate.int_runs (run_key varchar, study varchar,
             baseline_run_key varchar, interval_start timestamp, interval_end timestamp,
             interval_start_utc timestamp, interval_end_utc timestamp, description varchar);
@@ -60,12 +60,12 @@ def con(tmp_path: Path) -> duckdb.DuckDBPyConnection:
         )
         run_id = key.split("/")[1]
         c.execute(
-            "insert into meta.ingest_ledger values (?, ?, ?, 'run_folder', 'loaded')",
-            [i, study, run_id],
+            "insert into meta.ingest_ledger (file_id, path, sha256, bytes, seen_at, study, run_id, "
+            "attribution, status) values (?, ?, '-', 0, now(), ?, ?, 'run_folder', 'loaded')",
+            [i, f"{key}/cpu.csv", study, run_id],
         )
         c.execute("insert into intermediate.int_file_runs values (?, ?)", [i, key])
         c.execute("insert into staging.stg_ascpu__intervals values (?, ?, ?)", [i, start, end])
-    scope.ensure_tables(c)
     scope.complete(c, [1, 2, 3, 4], PROJECT)
     yield c
     c.close()
@@ -97,8 +97,9 @@ LOADED = {1: "s", 2: "s", 3: "s", 4: "t"}
 
 def _land(con, file_id: int, study=None, run_id=None, attribution="by_time") -> None:
     con.execute(
-        "insert into meta.ingest_ledger values (?, ?, ?, ?, 'loaded')",
-        [file_id, study, run_id, attribution],
+        "insert into meta.ingest_ledger (file_id, path, sha256, bytes, seen_at, study, run_id, "
+        "attribution, status) values (?, ?, '-', 0, now(), ?, ?, ?, 'loaded')",
+        [file_id, f"f{file_id}", study, run_id, attribution],
     )
 
 

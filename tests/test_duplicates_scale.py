@@ -20,8 +20,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from mqcap import duplicates, warehouse
+from mqcap import duplicates
 from mqcap.ingest import FileOutcome, ingest
+from mqcap.ledger import schema
 from mqcap.parsers.smf.binary import PARSER as SMF_PARSER
 from mqcap.progress import Progress
 
@@ -34,7 +35,7 @@ SNAPSHOTS, BLOCKS, PAIRS = 20, 12, 24  # per file; 5,760 attribute rows a file
 @pytest.fixture
 def landing(tmp_path):
     con = duckdb.connect(str(tmp_path / "warehouse.duckdb"))
-    warehouse.ensure_schema(con)
+    schema.ensure(con)
     # File f: snapshots at times of its own (every file a distinct capture), blocks of channels
     # CH<b>, KEY<p>(value of file, snapshot, block, pair).
     con.execute(
@@ -280,7 +281,7 @@ def test_equal_texts_are_found_however_their_parts_split(tmp_path):
     texts from parts that split differently (a value holding ``) K2(``, a blank), NULL and ''
     values, and ties of pair_no across lines; the same parts in another order are no copy."""
     con = duckdb.connect(str(tmp_path / "warehouse.duckdb"))
-    warehouse.ensure_schema(con)
+    schema.ensure(con)
     first = [(10, 1, "K1", "a"), (10, 2, "K2", "b"), (11, 1, "K3", "x y"), (11, 2, "K4", None)]
     rows = [
         *_block(1, first),

@@ -208,3 +208,28 @@ def test_every_staging_model_that_time_attribution_reads_declares_its_time_span(
     assert set(timed) == {m for m, span in spans.items() if "clock" in span}
     assert timed["stg_netstat__connections"] == ("local", "poll_ts", "poll_ts")
     assert len(timed) == 12
+
+
+def test_the_meta_tables_are_made_and_changed_only_by_the_state_schema():
+    """Every ``create``/``alter``/``drop`` of a ``meta`` table is in mqcap/ledger/schema.py
+    (numbered migrations); the warehouse module imports nothing of the pipeline above it."""
+    package = PROJECT / "pipelines" / "mqcap"
+    ddl = re.compile(
+        r"\b(create|alter|drop)\s+(or\s+replace\s+)?(table|sequence|view)\s+(if\s+(not\s+)?exists\s+)?"
+        r"(\{(META|warehouse\.META|LEDGER|STEPS|SCOPE|SPANS|RUNS|FILE_RUNS|VERSION)\}|meta\.)",
+        re.IGNORECASE,
+    )
+    found = [
+        f"{path.relative_to(package)}:{n}"
+        for path in sorted(package.rglob("*.py"))
+        if path.name != "schema.py" or path.parent.name != "ledger"
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if ddl.search(line)
+    ]
+    assert found == []
+    # The check finds what it looks for.
+    schema = (package / "ledger" / "schema.py").read_text()
+    assert len([line for line in schema.splitlines() if ddl.search(line)]) >= 8
+    code = (package / "warehouse.py").read_text()
+    imported = set(re.findall(r"^\s*(?:from|import) (mqcap[\w.]*)", code, re.MULTILINE))
+    assert imported <= {"mqcap", "mqcap.errors", "mqcap.parsers", "mqcap.parsers.base"}, imported

@@ -21,6 +21,7 @@ from click.testing import CliRunner
 
 from mqcap import warehouse
 from mqcap.cli import main
+from mqcap.ledger import schema
 from mqcap.ledger.steps import pipeline_state, record_step
 from mqcap.settings import Settings
 
@@ -355,7 +356,7 @@ def test_old_warehouse_build_record_is_migrated(settings, sample_study):
             "insert into meta.pipeline_event values (now(), 'build', 'built through file 7')"
         )
         assert pipeline_state(settings, con).latest("build").covered == list(range(1, 8))
-        warehouse.ensure_schema(con)
+        schema.ensure(con)
         state = pipeline_state(settings, con)
     row = state.latest("build")
     assert row.status == "done" and row.covered == list(range(1, 8))

@@ -108,6 +108,7 @@ def build_warehouse(settings: Settings) -> str:
     from mqcap import warehouse
     from mqcap.build import run_dbt
     from mqcap.ingest import ingest
+    from mqcap.ledger import schema
 
     raw = settings.raw_root
     for study in sorted((PROJECT / "data" / "sample").iterdir()):
@@ -127,7 +128,7 @@ def build_warehouse(settings: Settings) -> str:
     agree_run = _agreeing_cpu_csv(settings)
     ingest(settings)
     with warehouse.connect(settings.warehouse) as con:
-        warehouse.ensure_schema(con)
+        schema.ensure(con)
     # Models and seeds only: dbt's own tests run in the dbt test modules, and take as long again.
     proc = run_dbt(settings, ["build", "--exclude-resource-type", "test", "unit_test"])
     assert proc.returncode == 0, proc.stdout[-3000:]

@@ -27,6 +27,7 @@ from pathlib import Path
 from mqcap import environment, lifeline, parse_cache, warehouse
 from mqcap import scope as build_scope
 from mqcap.errors import DataError, EnvironmentProblem, WarehouseBusyError
+from mqcap.ledger import schema
 from mqcap.ledger.steps import pipeline_state, record_step
 from mqcap.progress import Progress
 from mqcap.settings import Settings
@@ -305,14 +306,14 @@ def build(
         check_ready(settings.spark_master)
         select = None
         with warehouse.connect(settings.warehouse, on_wait=progress.log) as con:
-            warehouse.ensure_schema(con)  # the views read the landing tables
+            schema.ensure(con)  # the views read the landing tables
         _duckdb_views(settings, progress)
     whole = complete or not select
     incremental = False
     scope_note = ""
     # Landing tables must exist before dbt resolves sources, even for formats never dropped.
     with warehouse.connect(settings.warehouse, on_wait=progress.log) as con:
-        warehouse.ensure_schema(con)
+        schema.ensure(con)
         state = pipeline_state(settings, con)
         covered, inputs = sorted(state.loaded), state.build_inputs()
         if whole:

@@ -44,7 +44,9 @@ from mqcap.ingest_pool import (
     spooled_batches,
 )
 from mqcap.ledger import files as ledger_files
-from mqcap.ledger.files import LEDGER, Entry, FileLedger, folder_of
+from mqcap.ledger import schema
+from mqcap.ledger.files import Entry, FileLedger, folder_of
+from mqcap.ledger.schema import LEDGER
 from mqcap.names import printable, raw_path, relative_name
 from mqcap.parsers import all_parsers, parser_for_kind, refusal_hint
 from mqcap.parsers import manifest as manifest_mod
@@ -1004,8 +1006,7 @@ def ingest(
             rel = ing.rel(link)
             ing.skip(rel, OutsideRoot(link, os.path.realpath(link)))
         try:
-            warehouse.ensure_schema(con)
-            ledger_files.migrate(con)
+            schema.ensure(con)
             # DuckDB's own memory (it spills past this, into <warehouse>.tmp/): a large file's
             # rows stream through it, so ingest stays within about 1 GB whatever the file size
             # (bench/RESULTS.md); DuckDB's default is 80 % of the machine.

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 import duckdb
 
-from mqcap.ledger.steps import _table_exists as _exists
+from mqcap.ledger.schema import table_exists as _exists
 from mqcap.names import printable
 
 

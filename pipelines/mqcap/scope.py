@@ -30,27 +30,17 @@ from pathlib import Path
 
 import duckdb
 
-from mqcap.ledger.steps import LEDGER, PipelineState, _table_exists
-
-SCOPE = "meta.build_scope"
-RUNS = "meta.build_runs"
-FILE_RUNS = "meta.build_file_runs"
-SPANS = "meta.build_file_spans"
-
-DDL = f"""
-create table if not exists {SCOPE} (run_key varchar not null);
-create table if not exists {SPANS} (
-    file_id bigint not null, clock varchar, span_start timestamp, span_end timestamp);
-"""
-
-# The snapshot of the last complete build: made by complete(), absent before the first one.
-SNAPSHOT_DDL = f"""
-create or replace table {RUNS} (
-    run_key varchar not null, study varchar, baseline_run_key varchar,
-    interval_start timestamp, interval_end timestamp,
-    interval_start_utc timestamp, interval_end_utc timestamp, row_hash varchar not null);
-create or replace table {FILE_RUNS} (file_id bigint not null, run_key varchar not null);
-"""
+from mqcap.ledger.schema import (
+    DROP_SNAPSHOT,
+    FILE_RUNS,
+    LEDGER,
+    RUNS,
+    SCOPE,
+    SNAPSHOT_DDL,
+    SPANS,
+    table_exists,
+)
+from mqcap.ledger.steps import PipelineState
 
 # Staging views whose rows can reach a run by time (macro attribute_to_runs, int_cpu_attributed)
 # declare, in their dbt YAML, the clock and the earliest / latest instant a row of the file is
@@ -107,13 +97,8 @@ class Scope:
         return f"{len(self.runs)} run(s) recomputed ({self.changed_files} file(s) changed)"
 
 
-def ensure_tables(con: duckdb.DuckDBPyConnection) -> None:
-    con.execute("create schema if not exists meta")
-    con.execute(DDL)
-
-
 def _views_exist(con: duckdb.DuckDBPyConnection) -> bool:
-    return _table_exists(con, "intermediate", "int_runs") and _table_exists(
+    return table_exists(con, "intermediate", "int_runs") and table_exists(
         con, "intermediate", "int_file_runs"
     )
 
@@ -189,10 +174,9 @@ def _compute_scope(con: duckdb.DuckDBPyConnection, state: PipelineState) -> Scop
     if full:
         return Scope(True, reason="no complete build of this dbt project on record")
     if not _views_exist(con) or not all(
-        _table_exists(con, "meta", t) for t in ("build_runs", "build_file_runs")
+        table_exists(con, "meta", t) for t in ("build_runs", "build_file_runs")
     ):
         return Scope(True, reason="no snapshot of the last complete build")
-    ensure_tables(con)
     now_runs = current_runs(con)
     old_runs = {
         r[0]: tuple(r[1:])
@@ -259,7 +243,6 @@ def _compute_scope(con: duckdb.DuckDBPyConnection, state: PipelineState) -> Scop
 def begin(con: duckdb.DuckDBPyConnection, scope: Scope) -> list[str]:
     """Add the scope's runs to ``meta.build_scope`` (runs of a killed build stay) before dbt
     runs; returns every run the build must recompute."""
-    ensure_tables(con)
     con.begin()
     if scope.runs:
         con.execute(
@@ -274,9 +257,8 @@ def begin(con: duckdb.DuckDBPyConnection, scope: Scope) -> list[str]:
 def complete(con: duckdb.DuckDBPyConnection, loaded: list[int], project_root: Path) -> None:
     """After a complete build: snapshot runs, file -> run attribution and the spans of the
     loaded files, and empty ``meta.build_scope`` (one transaction)."""
-    ensure_tables(con)
     if not _views_exist(con):  # nothing to snapshot: the next build is a full one
-        con.execute(f"drop table if exists {RUNS}; drop table if exists {FILE_RUNS}")
+        con.execute(DROP_SNAPSHOT)
         con.execute(f"delete from {SCOPE}")
         return
     cache_spans(con, loaded, project_root)

@@ -42,14 +42,13 @@ import duckdb
 
 from mqcap import faults, warehouse
 from mqcap.errors import EnvironmentProblem
+from mqcap.ledger.schema import LEDGER
 from mqcap.ledger.steps import record_checks
 from mqcap.names import printable
 from mqcap.offline import make_offline
 from mqcap.progress import Progress
 from mqcap.settings import Settings
 from mqcap.untraced import untraced
-
-LEDGER = f"{warehouse.META}.ingest_ledger"
 
 
 @dataclass

@@ -50,49 +50,6 @@ BUSY_HELP = (
     "`mqcap sql --warehouse <copy>`, then try again."
 )
 
-LEDGER_DDL = f"""
-create sequence if not exists {META}.file_id_seq start 1;
-create table if not exists {META}.ingest_ledger (
-    file_id bigint primary key,
-    path varchar not null,          -- relative to the raw root, '/' separated
-    sha256 varchar not null,
-    bytes bigint not null,
-    mtime_ns bigint,                -- lets an unchanged file skip hashing
-    kind varchar,                   -- parser kind, NULL when unrecognised
-    status varchar not null,        -- loaded | set_aside | replaced | deleted
-    reason varchar,                 -- why set aside / replaced
-    position varchar,               -- 'line 12' / 'byte 4096' for set-aside files
-    retry boolean not null default false,  -- set aside for a reason that can go away
-    study varchar,                  -- from the run folder's manifest, NULL outside run folders
-    run_id varchar,
-    rows_landed bigint not null default 0,
-    rows_by_table varchar,          -- JSON object table -> rows
-    unknown_lines bigint not null default 0,
-    skipped varchar,                -- JSON object of skipped record kinds -> count
-    seen_at timestamp not null,
-    landed_at timestamp,
-    attribution varchar,            -- how its rows find their run (mqcap.ledger.files)
-    deleted_at timestamp            -- when its raw file was found gone (status 'deleted')
-);
-create table if not exists {META}.validation_result (
-    validated_at timestamp not null,
-    suite varchar not null,
-    table_name varchar not null,
-    scope varchar not null,         -- landing | mart
-    success boolean not null,
-    evaluated bigint not null,
-    failed bigint not null,
-    rows_checked bigint not null,
-    details varchar                 -- JSON list of failures
-);
-create table if not exists {META}.pipeline_event (
-    event_at timestamp not null,
-    command varchar not null,
-    message varchar not null
-);
-"""
-
-
 DAMAGED_HELP = (
     "the warehouse {path} cannot be read: it is damaged or not a DuckDB file ({why}). The raw "
     "files are untouched: move it aside (mv {path} {path}.damaged, and its .wal file if any) "
@@ -261,18 +218,13 @@ def table_ddl(table: Table) -> str:
     return f'create table if not exists {LANDING}."{table.name}" (\n    file_id bigint not null,\n    {cols}\n)'
 
 
-def ensure_schema(con: duckdb.DuckDBPyConnection) -> None:
-    """Create schemas, the ledger and every landing table; add columns new parser versions declare.
+def ensure_landing(con: duckdb.DuckDBPyConnection) -> None:
+    """Create every parser's landing table; add the columns new parser versions declare. (The
+    ``meta`` tables are mqcap.ledger.schema's.)
 
     Every landing table exists even before a file of its kind arrives, so dbt sources always resolve.
     """
-    con.execute(f"create schema if not exists {LANDING}; create schema if not exists {META};")
-    con.execute(LEDGER_DDL)
-    from mqcap.ledger.steps import ensure_steps  # the ledger sits above warehouse
-    from mqcap.scope import ensure_tables as ensure_scope_tables
-
-    ensure_steps(con)
-    ensure_scope_tables(con)
+    con.execute(f"create schema if not exists {LANDING}")
     existing: dict[str, set[str]] = {}
     for name, col in con.execute(
         "select table_name, column_name from information_schema.columns where table_schema = ?",

@@ -35,9 +35,9 @@ import polars as pl
 import pyarrow as pa
 
 from mqcap import warehouse
+from mqcap.ledger.schema import LEDGER
 from mqcap.parsers import all_tables, parser_for_kind
 
-LEDGER = f"{warehouse.META}.ingest_ledger"
 REASON_CAP = 2000  # characters of a reason kept in the ledger (a hostile file can make it huge)
 
 # Formats whose rows carry their own time and system identity (attributed to runs in dbt).
@@ -53,21 +53,6 @@ BY_TIME_KINDS = frozenset(
         "amqsrua",
         "amqsmon",
     }
-)
-
-# Reasons older versions recorded for what were environment errors, not bad input: such
-# files are retried (a disk-full commit, a vanished or unreadable file).
-_ENVIRONMENT_REASONS = (
-    "%TransactionException%",
-    "%No space left on device%",
-    "%Disk quota exceeded%",
-    "%IOException%",
-    "%Permission denied%",
-    "%PermissionError%",
-    "%FileNotFoundError%",
-    "%IsADirectoryError%",
-    "%NotADirectoryError%",
-    "%cannot encode str as UTF-8%",
 )
 
 
@@ -98,31 +83,6 @@ def cap(text: str | None, limit: int = REASON_CAP) -> str | None:
     if text is None or len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text) - limit} more characters)"
-
-
-def migrate(con: duckdb.DuckDBPyConnection) -> None:
-    """Bring a ledger made by an older mqcap up to date (idempotent, cheap).
-
-    Adds ``attribution`` and ``deleted_at``; stores paths with backslashes in the escaped form
-    (``mqcap.names``); marks files set aside for environment reasons as to be retried.
-    """
-    con.execute(f"alter table {LEDGER} add column if not exists attribution varchar")
-    con.execute(f"alter table {LEDGER} add column if not exists deleted_at timestamp")
-    con.execute(f"create table if not exists {warehouse.META}.ledger_version (version integer)")
-    version = warehouse.one(con, f"select max(version) from {warehouse.META}.ledger_version")
-    if not version or version[0] is None or version[0] < 2:
-        con.begin()
-        # Version 1 stored names verbatim; a backslash is now doubled (names.stored_name).
-        con.execute(
-            f"update {LEDGER} set path = replace(path, '\\', '\\\\') where contains(path, '\\')"
-        )
-        likes = " or ".join("reason like ?" for _ in _ENVIRONMENT_REASONS)
-        con.execute(
-            f"update {LEDGER} set retry = true where status = 'set_aside' and ({likes})",
-            list(_ENVIRONMENT_REASONS),
-        )
-        con.execute(f"insert into {warehouse.META}.ledger_version values (2)")
-        con.commit()
 
 
 def rollback_quietly(con: duckdb.DuckDBPyConnection) -> None:

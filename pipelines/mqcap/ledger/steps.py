@@ -30,32 +30,12 @@ from pathlib import Path
 
 import duckdb
 
-from mqcap.ledger import codeprint
+from mqcap.ledger import codeprint, schema
+from mqcap.ledger.schema import LEDGER, STEPS, table_exists
 from mqcap.settings import Settings
 
-STEPS = "meta.pipeline_step"
-LEDGER = "meta.ingest_ledger"
 ALL = "*"  # study of steps that cover the whole warehouse
 OVERVIEW = "_overview"  # the index report's "study"
-
-STEPS_DDL = f"""
-create sequence if not exists meta.pipeline_step_seq start 1;
-create table if not exists {STEPS} (
-    event_id bigint not null,       -- order of the events (newest = highest)
-    step varchar not null,          -- landing_checks | build | mart_checks | report
-    study varchar not null,         -- a study, or '*' for the whole warehouse
-    part varchar not null,          -- report format (html, pdf); '' for other steps
-    status varchar not null,        -- running | done | failed
-    inputs varchar,                 -- fingerprint of what the step was made from
-    covered bigint[],               -- ledger file_ids covered (build, landing_checks)
-    detail varchar,                 -- JSON: failures, or the error of a failed step
-    output varchar,                 -- report file written
-    output_bytes bigint,
-    output_mtime_ns bigint,
-    started_at timestamp not null,
-    finished_at timestamp
-);
-"""
 
 # A build recorded by earlier versions as a pipeline_event message.
 _OLD_BUILT = "built through file "
@@ -66,18 +46,9 @@ def _now() -> datetime:
     return datetime.now().replace(microsecond=0)
 
 
-def _table_exists(con: duckdb.DuckDBPyConnection, schema: str, name: str) -> bool:
-    return bool(
-        con.execute(
-            "select 1 from information_schema.tables where table_schema = ? and table_name = ?",
-            [schema, name],
-        ).fetchall()
-    )
-
-
-def _old_build(con: duckdb.DuckDBPyConnection) -> tuple | None:
+def old_build(con: duckdb.DuckDBPyConnection) -> tuple | None:
     """The last complete build an earlier mqcap recorded (pipeline_event), as a step row."""
-    if not _table_exists(con, "meta", "pipeline_event"):
+    if not table_exists(con, "meta", "pipeline_event"):
         return None
     through = con.execute(
         f"""select max(cast(substr(message, {len(_OLD_BUILT) + 1}) as bigint)),
@@ -113,24 +84,6 @@ def _old_build(con: duckdb.DuckDBPyConnection) -> tuple | None:
     )
 
 
-def ensure_steps(con: duckdb.DuckDBPyConnection) -> None:
-    """Create ``meta.pipeline_step``; carry over a build recorded the old way (pipeline_event).
-
-    Example:
-        with warehouse.connect(settings.warehouse) as con:
-            ensure_steps(con)
-    """
-    con.execute("create schema if not exists meta")
-    if _table_exists(con, "meta", "pipeline_step"):
-        return
-    con.begin()
-    con.execute(STEPS_DDL)
-    old = _old_build(con) if _table_exists(con, "meta", "ingest_ledger") else None
-    if old is not None:
-        con.execute(f"insert into {STEPS} values ({', '.join('?' * 13)})", list(old))
-    con.commit()
-
-
 def record_step(
     con: duckdb.DuckDBPyConnection,
     step: str,
@@ -149,7 +102,7 @@ def record_step(
     Example:
         record_step(con, "report", "done", study="attls", part="html", inputs=fp, output=path)
     """
-    ensure_steps(con)
+    schema.ensure_meta(con)
     size = mtime = None
     if output is not None and output.exists():
         st = output.stat()
@@ -504,7 +457,7 @@ def pipeline_state(
             return pipeline_state(settings, c)
     loaded: dict[int, str | None] = {}
     unattributed: list[tuple[str, str]] = []
-    if _table_exists(con, "meta", "ingest_ledger"):
+    if table_exists(con, "meta", "ingest_ledger"):
         loaded = dict(
             con.execute(f"select file_id, study from {LEDGER} where status = 'loaded'").fetchall()
         )
@@ -520,15 +473,15 @@ def pipeline_state(
 
             unattributed = unattributed_files(con)
     rows: dict[tuple[str, str, str], list[StepRow]] = {}
-    if _table_exists(con, "meta", "pipeline_step"):
+    if table_exists(con, "meta", "pipeline_step"):
         raw = con.execute(f"select * from {STEPS} order by event_id desc").fetchall()
     else:  # an old warehouse opened read-only: what the migration would carry over
-        old = _old_build(con) if loaded else None
+        old = old_build(con) if loaded else None
         raw = [old] if old else []
     for r in raw:
         row = StepRow.of(r)
         rows.setdefault((row.step, row.study, row.part), []).append(row)
-    marts_exist = _table_exists(con, "marts", "dim_run")
+    marts_exist = table_exists(con, "marts", "dim_run")
     studies = (
         [
             r[0]
