@@ -38,7 +38,8 @@ from datetime import date, datetime, time, timedelta
 
 import polars as pl
 
-from mqcap.parsers._kv import iter_line_chunks, parse_clock, parse_stamp_line
+from mqcap.parsers._kv import parse_clock, parse_stamp_line
+from mqcap.parsers._lines import line_series, owner_column, texts
 from mqcap.parsers.base import TEXT_LINEAGE, Batch, ParseContext, Parser, Table
 
 CONN = Table(
@@ -165,6 +166,10 @@ class _State:
         self.c_parent: list[str | None] = []
         self.c_name: list[str] = []
         self.c_value: list[str] = []
+        # socket lines split vectorised (netstat_pair rows) and the socket values of the chunk
+        # to set on their blocks: (line, pair, conn_no, field, value)
+        self.s_frames: list[pl.DataFrame] = []
+        self.sock_ev: list[tuple[int, int, int, str, str]] = []
 
     def header(self, lineno: int, s: str) -> None:
         self.end_conn(lineno)
@@ -244,7 +249,10 @@ class _State:
         c = self.conn
         for pos, (name, value) in enumerate(pairs, 1):
             key = _CONN_FIELDS.get(name)
-            if key is not None and c[key] is None:
+            if key in _SOCKET_KEYS:
+                # set at the end of the chunk, in line order with the socket lines split there
+                self.sock_ev.append((lineno, pos, self.conn_no, key, value))
+            elif key is not None and c[key] is None:
                 c[key] = value or None
             self.c_line.append(lineno)
             self.c_conn.append(self.conn_no)
@@ -253,42 +261,101 @@ class _State:
             self.c_name.append(name)
             self.c_value.append(value)
 
-    def feed(self, first: int, lines: list[str]) -> None:
+    def feed(self, first: int, raw: pl.Series, plain: bool) -> None:
         """One chunk of lines: pair lines are told apart vectorised; only the others (headers,
-        client and socket lines, timestamps, blanks) go through the state machine."""
-        n = len(lines)
-        raw = pl.Series("raw", lines, dtype=pl.Utf8)
+        client and socket lines, timestamps, blanks) go through the state machine, as Python
+        strings; a run of pair lines inside a block is handed to its block whole."""
+        n = raw.len()
         s = raw.str.strip_chars_start()
         cand = s.str.contains(":", literal=True) & ~s.str.contains(_NOT_PAIR_RE)
-        events = (~cand).arg_true().to_list()
+        sock = _plain_sockets(s) if plain else None
+        events = (~(cand | sock) if sock is not None else ~cand).arg_true().to_list()
+        ev_text = texts(raw, events)
         events.append(n)
-        conn_of = [0] * n
+        starts: list[int] = []
+        ends: list[int] = []
+        owners: list[int] = []
         prev = -1
-        for idx in events:
+        for k, idx in enumerate(events):
             a = prev + 1
             if a < idx:
                 if self.conn is not None:
-                    conn_of[a:idx] = [self.conn_no] * (idx - a)
+                    starts.append(a)
+                    ends.append(idx)
+                    owners.append(self.conn_no)
                     self.conn_lines += idx - a
                 else:
-                    for j in range(a, idx):
-                        self.step(first + j, lines[j])
+                    for j, line in enumerate(raw.slice(a, idx - a).to_list(), a):
+                        self.step(first + j, line)
             if idx == n:
                 break
-            self.step(first + idx, lines[idx])
+            self.step(first + idx, ev_text[k])
             prev = idx
-        owner = pl.Series("conn_no", conn_of, dtype=pl.Int64)
-        mask = owner > 0
-        if mask.any():
+        if starts:
+            owner = owner_column(n, starts, ends, owners)
+            if sock is not None:
+                self.socket_rows(first, s, owner, sock)
+                mask = (owner > 0) & ~sock
+            else:
+                mask = owner > 0
+            kept = raw.filter(mask)
             self.v_frames.append(
                 pl.DataFrame(
                     {
                         "source_line": pl.int_range(first, first + n, eager=True).filter(mask),
                         "conn_no": owner.filter(mask),
-                        "raw": raw.filter(mask),
+                        "raw": kept,
+                        # not plain printable ASCII (a plain chunk has none)
+                        "np": pl.repeat(False, kept.len(), eager=True)
+                        if plain
+                        else _not_plain(kept),
                     }
                 )
             )
+        self.set_sockets()
+
+    def socket_rows(self, first: int, s: pl.Series, owner: pl.Series, sock: pl.Series) -> None:
+        """The one-socket lines of a plain chunk in a block (what :meth:`special` makes of
+        them): their netstat_pair rows, then every socket value of the chunk set on its block
+        in line order (the first non-empty one is kept)."""
+        keep = sock & (owner > 0)
+        if keep.any():
+            parts = s.filter(keep).str.strip_chars_end().str.splitn(":", 2).struct.unnest()
+            rows = pl.DataFrame(
+                {
+                    "source_line": pl.int_range(first, first + s.len(), eager=True).filter(keep),
+                    "conn_no": owner.filter(keep),
+                    "pair_no": pl.repeat(1, parts.height, dtype=pl.Int32, eager=True),
+                    "parent": pl.repeat(None, parts.height, dtype=pl.Utf8, eager=True),
+                    "name": parts.get_column("field_0"),
+                    "value": parts.get_column("field_1").str.strip_chars(),
+                }
+            )
+            self.s_frames.append(rows)
+            keys = rows.get_column("name").replace_strict(_CONN_FIELDS, return_dtype=pl.Utf8)
+            self.sock_ev.extend(
+                zip(
+                    rows.get_column("source_line").to_list(),
+                    rows.get_column("pair_no").to_list(),
+                    rows.get_column("conn_no").to_list(),
+                    keys.to_list(),
+                    rows.get_column("value").to_list(),
+                    strict=True,
+                )
+            )
+
+    def set_sockets(self) -> None:
+        """Socket values of the blocks, in line order: the first non-empty one is kept."""
+        if not self.sock_ev:
+            return
+        by_no = {c["conn_no"]: c for c in self.conns}
+        if self.conn is not None:
+            by_no[self.conn["conn_no"]] = self.conn
+        for _, _, conn_no, key, value in sorted(self.sock_ev):
+            c = by_no[conn_no]
+            if c[key] is None:
+                c[key] = value or None
+        self.sock_ev.clear()
 
     def step(self, lineno: int, line: str) -> None:
         s = line.lstrip()
@@ -374,12 +441,11 @@ class _State:
         vec = self.v_frames
         self.v_frames = []
         if self.v_line:
-            vec.append(
-                pl.DataFrame(
-                    {"source_line": self.v_line, "conn_no": self.v_conn, "raw": self.v_text},
-                    schema=_V_SCHEMA,
-                )
+            passed = pl.DataFrame(
+                {"source_line": self.v_line, "conn_no": self.v_conn, "raw": self.v_text},
+                schema=_V_SCHEMA,
             )
+            vec.append(passed.with_columns(np=_not_plain(passed.get_column("raw"))))
             self.v_line, self.v_conn, self.v_text = [], [], []
         if vec:
             df = pl.concat(vec)
@@ -391,92 +457,73 @@ class _State:
                     df = df.filter(pl.col("conn_no") != self.conn_no)
             if df.height:
                 frames.append(self.split_frame(df))
-        if self.c_line:
-            frames.append(
-                pl.DataFrame(
-                    {
-                        "source_line": self.c_line,
-                        "conn_no": self.c_conn,
-                        "pair_no": self.c_pos,
-                        "parent": self.c_parent,
-                        "name": self.c_name,
-                        "value": self.c_value,
-                    },
-                    schema=_PAIR_SCHEMA,
-                )
-            )
-            for lst in (
-                self.c_line,
-                self.c_conn,
-                self.c_pos,
-                self.c_parent,
-                self.c_name,
-                self.c_value,
-            ):
-                lst.clear()
+        py_rows = pl.DataFrame(
+            {
+                "source_line": self.c_line,
+                "conn_no": self.c_conn,
+                "pair_no": self.c_pos,
+                "parent": self.c_parent,
+                "name": self.c_name,
+                "value": self.c_value,
+            },
+            schema=_PAIR_SCHEMA,
+        )
+        for lst in (self.c_line, self.c_conn, self.c_pos, self.c_parent, self.c_name, self.c_value):
+            lst.clear()
+        if self.s_frames:
+            # socket lines split vectorised, back in line order among the state machine's rows
+            py_rows = pl.concat([py_rows, *self.s_frames]).sort("source_line", maintain_order=True)
+            self.s_frames = []
+        if py_rows.height:
+            frames.append(py_rows)
         if not frames:
             return
         df = pl.concat(frames)
-        used = df.get_column("conn_no").unique().to_list()
-        polls = pl.DataFrame(
-            {"conn_no": used, "poll_no": [self.conn_poll[u] for u in used]},
-            schema={"conn_no": pl.Int64, "poll_no": pl.Int64},
-        )
-        for u in used:
+        # poll of each row by position (connection numbers are consecutive): no join needed
+        conn = df.get_column("conn_no")
+        low, high = conn.min(), conn.max()
+        polls = pl.Series([self.conn_poll.get(u) for u in range(low, high + 1)], dtype=pl.Int64)
+        for u in range(low, high + 1):
             if u != self.conn_no:
-                del self.conn_poll[u]
+                self.conn_poll.pop(u, None)
         yield (
             PAIR.name,
-            df.join(polls, on="conn_no", how="left").with_columns(
-                source_file=pl.lit(self.ctx.source_file)
+            df.with_columns(
+                poll_no=polls.gather(conn - low), source_file=pl.lit(self.ctx.source_file)
             ),
         )
 
     def split_frame(self, df: pl.DataFrame) -> pl.DataFrame:
-        raw = pl.col("raw")
-        c = pl.col
-        # Split with literal finds (much cheaper than a capturing regex): name up to the first
-        # ":", value up to the first run of two blanks, then the second pair the same way.
-        # Offsets from find() are bytes, head()/slice() count characters: lines that are not
-        # plain ASCII go to the Python splitter below.
+        raw, c = pl.col("raw"), pl.col
+
+        def part(col: str, i: int) -> pl.Expr:
+            return c(col).struct.field(f"field_{i}")
+
+        # Split with literal splits (much cheaper than a capturing regex): name up to the first
+        # ":", value up to the first run of two blanks, then the second pair the same way; c1,
+        # k, c2 are null where there is no ":", no two blanks, no second ":". Lines that are not
+        # plain printable ASCII go to the Python splitter below.
         df = (
             df.lazy()
-            .with_columns(text=raw.str.strip_chars())
+            .with_columns(lead=raw.str.strip_chars_start())
             .with_columns(
-                indent=raw.str.len_bytes() - raw.str.strip_chars_start().str.len_bytes(),
-                c1=c("text").str.find(":", literal=True),
+                indent=raw.str.len_bytes() - c("lead").str.len_bytes(),
+                text=c("lead").str.strip_chars_end(),
             )
+            .with_columns(a=c("text").str.splitn(":", 2))
+            .with_columns(n1=part("a", 0), c1=part("a", 1))
+            .with_columns(b=c("c1").str.strip_chars_start().str.splitn("  ", 2))
+            .with_columns(v1=part("b", 0), k=part("b", 1))
+            .with_columns(d=c("k").str.strip_chars_start().str.splitn(":", 2))
             .with_columns(
-                n1=c("text").str.head(c("c1")),
-                rest=c("text").str.slice(c("c1") + 1).str.strip_chars_start(),
+                n2=pl.when(part("d", 1).is_not_null()).then(part("d", 0)),
+                c2=part("d", 1),
             )
-            .with_columns(k=c("rest").str.find("  ", literal=True))
-            .with_columns(
-                v1=pl.when(c("k").is_null()).then(c("rest")).otherwise(c("rest").str.head(c("k"))),
-                tail=c("rest").str.slice(c("k")).str.strip_chars_start(),
-            )
-            .with_columns(c2=c("tail").str.find(":", literal=True))
-            .with_columns(
-                n2=c("tail").str.head(c("c2")),
-                v2=c("tail").str.slice(c("c2") + 1).str.strip_chars_start().fill_null(""),
-            )
+            .with_columns(v2=c("c2").str.strip_chars_start().fill_null(""))
+            .drop("lead", "a", "b", "d")
             .collect()
         )
-        # Nesting: a line's parent is the nearest line above it, in the same block, that is
-        # indented less (what an indentation stack gives).
-        levels = df.get_column("indent").unique().sort().to_list()
-        parent = pl.lit(None, dtype=pl.Utf8)
-        for lv in levels[1:]:
-            above = (
-                pl.when(pl.col("indent") < lv)
-                .then(pl.col("n1"))
-                .otherwise(None)
-                .shift(1)
-                .forward_fill()
-                .over("conn_no")
-            )
-            parent = pl.when(pl.col("indent") == lv).then(above).otherwise(parent)
-        df = df.with_columns(parent=parent)
+        df = df.with_columns(parent=_parents(df))
         # A value holding ": " means more pairs than the columns show (the old one-blank
         # layout): those lines are split in Python.
         odd = (
@@ -484,7 +531,7 @@ class _State:
             | (pl.col("k").is_not_null() & pl.col("c2").is_null())
             | ~pl.col("n1").str.contains(r"^[A-Za-z]")
             | (pl.col("n2").is_not_null() & ~pl.col("n2").str.contains(r"^[A-Za-z]"))
-            | pl.col("text").str.contains(r"[^\x20-\x7E]")
+            | pl.col("np")
             | pl.col("v1").str.contains(": ", literal=True)
             | pl.col("v1").str.ends_with(":")
             | pl.col("v2").str.contains(": ", literal=True)
@@ -530,6 +577,37 @@ class _State:
         return pl.concat(frames)
 
 
+def _parents(df: pl.DataFrame) -> pl.Series:
+    """Each line's parent: the name of the nearest line above it, in the same block, that is
+    indented less (what an indentation stack gives). Lines of a block are usually adjacent and
+    in order: then the nearest such line of the whole frame is taken and kept when it is of
+    the same block, without grouping; otherwise (lines the state machine passed on come last)
+    the search is made per block.
+
+    Example:
+        Round-trip information:            -> parent NULL
+          Smooth trip time: 1.500          -> parent "Round-trip information"
+    """
+    levels = df.get_column("indent").unique().sort().to_list()
+    conn = df.get_column("conn_no")
+    line = df.get_column("source_line")
+    adjacent = df.height < 2 or bool(
+        ((conn.diff().fill_null(0) >= 0) & (line.diff().fill_null(1) > 0)).all()
+    )
+    indent, n1, conn_no = pl.col("indent"), pl.col("n1"), pl.col("conn_no")
+    parent = pl.lit(None, dtype=pl.Utf8)
+    for lv in levels[1:]:
+        lower = indent < lv
+        if adjacent:
+            name = pl.when(lower).then(n1).shift(1).forward_fill()
+            owner = pl.when(lower).then(conn_no).shift(1).forward_fill()
+            above = pl.when(owner == conn_no).then(name)
+        else:
+            above = pl.when(lower).then(n1).otherwise(None).shift(1).forward_fill().over("conn_no")
+        parent = pl.when(indent == lv).then(above).otherwise(parent)
+    return df.with_columns(parent.alias("parent")).get_column("parent")
+
+
 _PAIR_SCHEMA = {
     "source_line": pl.Int64,
     "conn_no": pl.Int64,
@@ -546,6 +624,7 @@ _CONN_FIELDS = {
     "Foreign Socket": "foreign_socket",
 }
 _SOCKET_NAMES = frozenset(("Local Socket", "Foreign Socket"))
+_SOCKET_KEYS = frozenset(("local_socket", "foreign_socket"))
 _CLIENT = frozenset(("Client Name", "Client"))
 _SPECIAL_FIRST = frozenset("CLFMm")
 _SPECIAL_PREFIXES = ("Client Name:", "Client:", "Local Socket:", "Foreign Socket:", "MVS ", "mvs ")
@@ -563,13 +642,46 @@ _STAMP_START = re.compile(_STAMP_START_RE)
 _V_SCHEMA = {"source_line": pl.Int64, "conn_no": pl.Int64, "raw": pl.Utf8}
 
 
+def _plain_sockets(s: pl.Series) -> pl.Series:
+    """Lines (of a plain chunk, blanks stripped on the left) that :meth:`_State.special` takes as
+    one socket: ``Local Socket:`` / ``Foreign Socket:``, a value without ``": "`` nor a final
+    ``:``, no report header further on.
+
+    Example:
+        _plain_sockets(pl.Series(["Local Socket: 10.1.1.1..1414"])).to_list()  # [True]
+    """
+    start = s.str.starts_with("Local Socket:") | s.str.starts_with("Foreign Socket:")
+    idx = start.arg_true()
+    if idx.len() == 0:
+        return start
+    sub = s.gather(idx)
+    value = sub.str.strip_chars_end().str.splitn(":", 2).struct.field("field_1").str.strip_chars()
+    bad = (
+        value.str.contains(": ", literal=True)
+        | value.str.ends_with(":")
+        | sub.str.contains("(?i:MVS TCP/IP NETSTAT)")
+    )
+    return start.scatter(idx.filter(bad), False) if bad.any() else start
+
+
+def _not_plain(raw: pl.Series) -> pl.Series:
+    """Lines that, stripped, hold something else than printable ASCII (tabs inside too): the
+    literal splitter counts bytes and blanks, such lines go to :func:`split_pairs`.
+
+    Example:
+        _not_plain(pl.Series(["  a: b", "a:\tb"])).to_list()  # [False, True]
+    """
+    return raw.str.strip_chars().str.contains(r"[^\x20-\x7E]").alias("np")
+
+
 def parse(ctx: ParseContext) -> Iterator[Batch]:
     st = _State(ctx)
     last = 0
-    for first, lines in iter_line_chunks(ctx):
-        st.feed(first, lines)
-        last = first + len(lines) - 1
-        pending = sum(f.height for f in st.v_frames) + len(st.v_line) + len(st.c_line)
+    for first, lines, plain in line_series(ctx):
+        st.feed(first, lines, plain)
+        last = first + lines.len() - 1
+        pending = sum(f.height for f in (*st.v_frames, *st.s_frames))
+        pending += len(st.v_line) + len(st.c_line)
         if pending >= _BATCH_PAIRS:
             yield from st.take(final=False)
     st.end_conn(last)
