@@ -2,7 +2,7 @@
     Run-keyed incremental marts (README "Incremental build"). A mart whose grain includes the
     run calls run_keyed_incremental() at its top. Built with --vars '{mqcap_incremental: true}'
     (mqcap's incremental build), the rows of the runs listed in meta.build_scope (written by
-    pipelines/mqcap/scope.py before dbt runs) are deleted and those runs' rows of the model's
+    pipelines/mqcap/ledger/scope.py before dbt runs) are deleted and those runs' rows of the model's
     query inserted, in one statement (strategy run_scope, mqcap's DuckDB incremental
     materialization: macros/materializations.sql); without that var (a plain
     `dbt build`, a full build) the table is rebuilt whole. The deletion also covers runs that no

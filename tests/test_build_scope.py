@@ -1,4 +1,4 @@
-"""The build scope (mqcap.scope): which runs an incremental build recomputes, from the ledger,
+"""The build scope (mqcap.ledger.scope): which runs an incremental build recomputes, from the ledger,
 the runs and the file -> run attribution now against the snapshot of the last complete build.
 
 The intermediate and staging relations the scope reads are plain tables here (in a warehouse
@@ -13,8 +13,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from mqcap import scope
-from mqcap.ledger import schema
+from mqcap.ledger import schema, scope
 from mqcap.ledger.steps import PipelineState, StepRow, _hash
 from mqcap.settings import Settings
 

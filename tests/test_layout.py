@@ -181,10 +181,10 @@ TIME_ATTRIBUTING = {"int_cpu_attributed"}
 
 def test_every_staging_model_that_time_attribution_reads_declares_its_time_span():
     """An incremental build recomputes the runs a changed file's rows overlap only for the
-    staging models whose time span it knows (mqcap.scope.timed_views, from the models' YAML):
+    staging models whose time span it knows (mqcap.ledger.scope.timed_views, from the models' YAML):
     a staging model upstream of a time attribution with neither a span nor a reason would
     leave those runs stale (the list used to be kept by hand in Python)."""
-    from mqcap.scope import TIME_SPAN_META, timed_views
+    from mqcap.ledger.scope import TIME_SPAN_META, timed_views
 
     parents: dict[str, set[str]] = {}
     attributing = set(TIME_ATTRIBUTING)
@@ -208,6 +208,28 @@ def test_every_staging_model_that_time_attribution_reads_declares_its_time_span(
     assert set(timed) == {m for m, span in spans.items() if "clock" in span}
     assert timed["stg_netstat__connections"] == ("local", "poll_ts", "poll_ts")
     assert len(timed) == 12
+
+
+def test_the_meta_tables_are_read_and_written_only_by_the_state_package():
+    """SQL on a ``meta`` table is in mqcap/ledger/ only (the state package: the ledger, the
+    steps, the build scope); the rest of mqcap calls its functions."""
+    package = PROJECT / "pipelines" / "mqcap"
+    meta_sql = re.compile(
+        r"\b(from|join|into|update|table)\s+(meta\.|\{(META|warehouse\.META|LEDGER|STEPS|SCOPE|"
+        r"SPANS|RUNS|FILE_RUNS|VERSION|EVENTS|VALIDATION)\})|warehouse\.META",
+        re.IGNORECASE,
+    )
+    found = [
+        f"{path.relative_to(package)}:{n}"
+        for path in sorted(package.rglob("*.py"))
+        if path.parent.name != "ledger"
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if meta_sql.search(line)
+    ]
+    assert found == []
+    # The check finds what it looks for: the state package's own SQL.
+    ledger = (package / "ledger" / "files.py").read_text()
+    assert len([line for line in ledger.splitlines() if meta_sql.search(line)]) >= 10
 
 
 def test_the_meta_tables_are_made_and_changed_only_by_the_state_schema():

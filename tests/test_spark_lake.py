@@ -129,7 +129,7 @@ def test_tables_without_rows_still_have_their_columns(settings, sample_study):
 def test_the_build_scope_goes_to_the_lake_whole_each_sync(settings, sample_study):
     """meta/build_scope: what an incremental Spark build recomputes (macros/run_scope.sql), as
     the warehouse has it at the sync, rows or none, always with its column."""
-    from mqcap import scope
+    from mqcap.ledger import scope
 
     scope_file = settings.lake / "meta" / "build_scope" / "build_scope.parquet"
     ingest(settings)

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mqcap import environment, lifeline, parse_cache, warehouse
-from mqcap import scope as build_scope
 from mqcap.errors import DataError, EnvironmentProblem, WarehouseBusyError
 from mqcap.ledger import schema
+from mqcap.ledger import scope as build_scope
 from mqcap.ledger.steps import pipeline_state, record_step
 from mqcap.progress import Progress
 from mqcap.settings import Settings
@@ -285,7 +285,7 @@ def build(
     recorded in the step ledger (running, then done or failed, with the file ids it covered);
     any failed build is recorded, so ``mqcap status`` shows it and the next run rebuilds.
 
-    A complete build is incremental when it can be (``mqcap.scope``): the run-keyed marts
+    A complete build is incremental when it can be (``mqcap.ledger.scope``): the run-keyed marts
     recompute only the runs touched since the last complete build.
     ``full``: rebuild every mart whole (also what happens with no complete build on record, or
     after a change of the dbt project's files).
@@ -383,7 +383,7 @@ def build(
 def _duckdb_views(settings: Settings, progress: Progress) -> None:
     """The Spark engine's warehouse gets dbt-duckdb's staging and intermediate views (over its
     landing tables, where ingest lands): the build scope is computed from them before the build,
-    and the snapshot of the runs taken from them after it (``mqcap.scope``). A failure is a
+    and the snapshot of the runs taken from them after it (``mqcap.ledger.scope``). A failure is a
     failed build, like dbt-spark's. Its own target folder keeps both dbt's parse caches."""
     duck = settings.with_(engine="duckdb")
     target = settings.dbt_target.with_name(settings.dbt_target.name + "-duckdb-views")

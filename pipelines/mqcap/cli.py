@@ -988,7 +988,8 @@ def status(ctx: click.Context) -> None:
     Example:
       mqcap status
     """
-    from mqcap.ledger.steps import pipeline_state
+    from mqcap.ledger import files as ledger_files
+    from mqcap.ledger.steps import last_checks, pipeline_state
 
     s = _settings(ctx)
     if not s.warehouse.exists():
@@ -998,20 +999,11 @@ def status(ctx: click.Context) -> None:
         return
     with warehouse.connect(s.warehouse, read_only=True) as con:
         click.echo(f"warehouse: {s.warehouse}\nraw root:  {s.raw_root}\n")
-        rows = con.execute(
-            # A study.yaml sits in its study's folder, not in a run's: it is the study's file.
-            """select coalesce(study, case when kind = 'study' then split_part(path, '/', 1) end,
-                               '(no run folder)'),
-                      count(distinct run_id), count(*), sum(rows_landed)
-               from meta.ingest_ledger where status = 'loaded' group by 1 order by 1"""
-        ).fetchall()
+        rows = ledger_files.loaded_by_study(con)
         click.echo("loaded:")
         for study, runs, files, nrows in rows or [("(nothing)", 0, 0, 0)]:
             click.echo(f"  {study:<30} {runs:>5} runs {files:>6} files {nrows or 0:>12} rows")
-        aside = con.execute(
-            """select path, coalesce(position, ''), reason, retry from meta.ingest_ledger
-               where status = 'set_aside' order by path"""
-        ).fetchall()
+        aside = ledger_files.set_aside_files(con)
         click.echo(f"\nset aside: {len(aside)} file(s)")
         for path, pos, reason, retry in aside:
             when = " [retried on next ingest]" if retry else ""
@@ -1022,12 +1014,7 @@ def status(ctx: click.Context) -> None:
             click.echo(
                 printable(f"  {path}: {n:,} record(s) from {pos} repeat {first} ({first_pos} on)")
             )
-        checks = con.execute(
-            """select suite, success, evaluated, failed, rows_checked, validated_at
-               from meta.validation_result
-               qualify row_number() over (partition by suite order by validated_at desc) = 1
-               order by suite"""
-        ).fetchall()
+        checks = last_checks(con)
         click.echo(f"\nlast checks: {len(checks)} suite(s)")
         for suite, ok, n, failed, nrows, at in checks:
             verdict = "ok    " if ok else "FAILED"

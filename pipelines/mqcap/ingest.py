@@ -46,7 +46,7 @@ from mqcap.ingest_pool import (
 from mqcap.ledger import files as ledger_files
 from mqcap.ledger import schema
 from mqcap.ledger.files import Entry, FileLedger, folder_of
-from mqcap.ledger.schema import LEDGER
+from mqcap.ledger.steps import record_event
 from mqcap.names import printable, raw_path, relative_name
 from mqcap.parsers import all_parsers, parser_for_kind, refusal_hint
 from mqcap.parsers import manifest as manifest_mod
@@ -66,7 +66,7 @@ from mqcap.settings import Settings
 BATCH_FILES = 500
 BATCH_ROWS = 200_000
 
-__all__ = ["LEDGER", "FileOutcome", "IngestReport", "discover", "ingest", "sha256_of"]
+__all__ = ["FileOutcome", "IngestReport", "discover", "ingest", "sha256_of"]
 
 
 @dataclass
@@ -874,10 +874,7 @@ class _Ingestor:
             self.progress.log(note)
             self.report.notes.append(note)
         self.report.unattributed = ledger_files.unattributed(self.con)
-        self.con.execute(
-            f"insert into {warehouse.META}.pipeline_event values (?, 'ingest', ?)",
-            [self.now, self.report.summary()],
-        )
+        record_event(self.con, self.now, "ingest", self.report.summary())
 
 
 INGEST_MEMORY_LIMIT = "512MB"

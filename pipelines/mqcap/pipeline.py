@@ -17,7 +17,8 @@ from pathlib import Path
 from mqcap import environment, interrupt, warehouse
 from mqcap.build import BuildResult, build, selection_for
 from mqcap.errors import WarehouseBusyError
-from mqcap.ingest import LEDGER, IngestReport, ingest
+from mqcap.ingest import IngestReport, ingest
+from mqcap.ledger import files as ledger_files
 from mqcap.ledger.files import tables_of_kinds
 from mqcap.ledger.steps import PipelineState, pipeline_state
 from mqcap.progress import Progress
@@ -58,17 +59,11 @@ class RunResult:
 def warehouse_totals(settings: Settings) -> dict[str, int]:
     """Runs, loaded files and landed rows in the warehouse (for the one-line summary)."""
     with warehouse.connect(settings.warehouse, read_only=True) as con:
-        files, rows = con.execute(
-            "select count(*), coalesce(sum(rows_landed), 0) from meta.ingest_ledger "
-            "where status = 'loaded'"
-        ).fetchall()[0]
+        files, rows, set_aside = ledger_files.totals(con)
         try:
             runs = con.execute("select count(*) from marts.dim_run").fetchall()[0][0]
         except Exception:
             runs = 0
-        set_aside = con.execute(
-            "select count(distinct path) from meta.ingest_ledger where status = 'set_aside'"
-        ).fetchall()[0][0]
     return {"runs": runs, "files": files, "rows": rows, "set_aside": set_aside}
 
 
@@ -79,12 +74,8 @@ def build_selection(state: PipelineState, settings: Settings) -> list[str] | Non
     if full:
         return None
     with warehouse.connect(settings.warehouse, read_only=True) as con:
-        kinds = con.execute(
-            f"""select distinct kind from {LEDGER} where kind is not null
-                and file_id in (select unnest(?::bigint[]))""",
-            [sorted(ids)],
-        ).fetchall()
-    return selection_for(settings, tables_of_kinds(k for (k,) in kinds))
+        kinds = ledger_files.kinds_of(con, ids)
+    return selection_for(settings, tables_of_kinds(kinds))
 
 
 def _state(settings: Settings) -> PipelineState:

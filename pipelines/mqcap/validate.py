@@ -42,8 +42,8 @@ import duckdb
 
 from mqcap import faults, warehouse
 from mqcap.errors import EnvironmentProblem
-from mqcap.ledger.schema import LEDGER
-from mqcap.ledger.steps import record_checks
+from mqcap.ledger.files import landed_rows, tables_landed, with_ledger
+from mqcap.ledger.steps import record_checks, record_validation
 from mqcap.names import printable
 from mqcap.offline import make_offline
 from mqcap.progress import Progress
@@ -200,7 +200,7 @@ def _frame(
             own = ", ".join(['t."file_id"', *(f't."{c}"' for c in columns if c != "file_id")])
         sql = f"""select {own}, l.path as _file, l.study || '/' || l.run_id as _run,
                          {pos} as _position
-                  from {schema}."{name}" t join {LEDGER} l using (file_id)"""
+                  from {with_ledger(f'{schema}."{name}"')}"""
         params: list = []
         if file_ids is not None:
             sql += " where t.file_id in (select unnest(?::bigint[]))"
@@ -255,25 +255,6 @@ def _mart_sql(con: duckdb.DuckDBPyConnection, schema: str, name: str, cols: set,
     return f"""select t.*, coalesce({own_file}, {fallback}) as _file, null as _run,
                       {pos} as _position
                from {schema}."{name}" t"""
-
-
-def _ledger_by_file(
-    con: duckdb.DuckDBPyConnection, table: str, file_ids: list[int] | None
-) -> dict[str, tuple[str | None, int]]:
-    """Loaded file path -> (study/run, rows the ledger says it landed in ``table``)."""
-    name = table.split(".", 1)[1]
-    sql = (
-        f"select path, study || '/' || run_id, rows_by_table from {LEDGER} "
-        "where status = 'loaded' and rows_by_table is not null"
-    )
-    params: list = []
-    if file_ids is not None:
-        sql += " and file_id in (select unnest(?::bigint[]))"
-        params = [file_ids]
-    out = {}
-    for path, run, rows in con.execute(sql, params).fetchall():
-        out[path] = (run, int(json.loads(rows).get(name, 0)))
-    return out
 
 
 def _count_mismatches(df, ledger: dict[str, tuple[str | None, int]]) -> list[dict]:
@@ -347,16 +328,6 @@ def _gx_context():
     return _GX["gx"], _GX["ctx"], _GX["source"]
 
 
-def _tables_landed(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> set[str]:
-    """Landing tables (``landing.<name>``) that received rows from ``file_ids``."""
-    rows = con.execute(
-        f"select rows_by_table from {LEDGER} where status = 'loaded' "
-        "and rows_by_table is not null and file_id in (select unnest(?::bigint[]))",
-        [file_ids],
-    ).fetchall()
-    return {f"{warehouse.LANDING}.{t}" for (r,) in rows for t, n in json.loads(r).items() if n}
-
-
 def validate(
     settings: Settings,
     scope: str = "all",
@@ -390,7 +361,11 @@ def validate(
     run_id = _run_id(scope, file_ids)
     progress.start(f"validate {scope}", total=len(suites), unit="suites")
     with warehouse.connect(settings.warehouse, read_only=True) as con:
-        landed = _tables_landed(con, file_ids) if file_ids is not None else None
+        landed = (
+            {f"{warehouse.LANDING}.{t}" for t in tables_landed(con, file_ids)}
+            if file_ids is not None
+            else None
+        )
         for spec in suites:
             table = spec["meta"]["mqcap"]["table"]
             is_landing = table.startswith(warehouse.LANDING + ".")
@@ -400,7 +375,7 @@ def validate(
             df = _frame(con, table, file_ids if is_landing else None, checked_columns(spec))
             if df is None:
                 continue
-            ledger = _ledger_by_file(con, table, file_ids) if is_landing else None
+            ledger = landed_rows(con, table.split(".", 1)[1], file_ids) if is_landing else None
             params = (
                 {"ledger_rows": sum(n for _, n in ledger.values())} if ledger is not None else {}
             )
@@ -761,12 +736,11 @@ def _write_results(
 ) -> None:
     now = datetime.now().replace(microsecond=0)
     with warehouse.connect(settings.warehouse) as con:
-        con.begin()
-        for r in report.results:
-            con.execute(
-                f"insert into {warehouse.META}.validation_result values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    now,
+        record_validation(
+            con,
+            now,
+            [
+                (
                     r.suite,
                     r.table,
                     r.scope,
@@ -775,9 +749,10 @@ def _write_results(
                     len(r.failures),
                     r.rows,
                     json.dumps([f.message() for f in r.failures]),
-                ],
-            )
-        con.commit()
+                )
+                for r in report.results
+            ],
+        )
         # After the results: a pass killed before this line is simply done again.
         if complete:
             for part in ("landing", "mart"):

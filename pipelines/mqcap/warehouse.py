@@ -170,7 +170,7 @@ def connect(
 
     Example:
         with connect(settings.warehouse, read_only=True, wait_s=30) as con:
-            con.sql("select count(*) from meta.ingest_ledger").fetchone()
+            con.sql("select count(*) from landing.driver_results").fetchone()
     """
     if read_only and not path.exists():
         raise UsageError(f"no warehouse at {path}: run `mqcap ingest` or `mqcap run` first")

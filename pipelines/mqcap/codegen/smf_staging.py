@@ -69,7 +69,7 @@ def _is_chinit_task(s: Structure) -> bool:
 
 
 def _time_span(s: Structure) -> list[str]:
-    """The model's ``mqcap_time_span`` (read by mqcap.scope.timed_views): a channel-initiator
+    """The model's ``mqcap_time_span`` (read by mqcap.ledger.scope.timed_views): a channel-initiator
     task's row covers the interval ending at its record; a QCST row is a point in time."""
     start = (
         '"record_time_local - to_microseconds(coalesce(interval_duration_us, 0))"'

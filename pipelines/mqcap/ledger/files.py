@@ -651,3 +651,117 @@ def unattributed(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]]:
                 where status = 'loaded' and attribution = 'none' order by path"""
         ).fetchall()
     ]
+
+
+def totals(con: duckdb.DuckDBPyConnection) -> tuple[int, int, int]:
+    """(files loaded, rows they landed, files set aside): the run summary's counts.
+
+    Example:
+        totals(con)  # (1074, 33155, 0)
+    """
+    files, rows = con.execute(
+        f"select count(*), coalesce(sum(rows_landed), 0) from {LEDGER} where status = 'loaded'"
+    ).fetchall()[0]
+    aside = con.execute(
+        f"select count(distinct path) from {LEDGER} where status = 'set_aside'"
+    ).fetchall()[0][0]
+    return files, rows, aside
+
+
+def kinds_of(con: duckdb.DuckDBPyConnection, file_ids) -> set[str]:
+    """The parser kinds of ``file_ids`` (files of no known kind left out).
+
+    Example:
+        kinds_of(con, [3, 4])  # {'driver_csv', 'manifest'}
+    """
+    return {
+        k
+        for (k,) in con.execute(
+            f"""select distinct kind from {LEDGER} where kind is not null
+                and file_id in (select unnest(?::bigint[]))""",
+            [sorted(file_ids)],
+        ).fetchall()
+    }
+
+
+def landed_rows(
+    con: duckdb.DuckDBPyConnection, table: str, file_ids: list[int] | None = None
+) -> dict[str, tuple[str | None, int]]:
+    """Loaded file path -> (study/run, rows the ledger says it landed in landing ``table``);
+    ``file_ids``: only those files.
+
+    Example:
+        landed_rows(con, "driver_results")  # {'attls/r1/results.csv': ('attls/r1', 1), ...}
+    """
+    sql = (
+        f"select path, study || '/' || run_id, rows_by_table from {LEDGER} "
+        "where status = 'loaded' and rows_by_table is not null"
+    )
+    params: list = []
+    if file_ids is not None:
+        sql += " and file_id in (select unnest(?::bigint[]))"
+        params = [file_ids]
+    return {
+        path: (run, int(json.loads(rows).get(table, 0)))
+        for path, run, rows in con.execute(sql, params).fetchall()
+    }
+
+
+def tables_landed(con: duckdb.DuckDBPyConnection, file_ids: list[int]) -> set[str]:
+    """Names of the landing tables that received rows from ``file_ids``.
+
+    Example:
+        tables_landed(con, [3])  # {'driver_results'}
+    """
+    rows = con.execute(
+        f"select rows_by_table from {LEDGER} where status = 'loaded' "
+        "and rows_by_table is not null and file_id in (select unnest(?::bigint[]))",
+        [file_ids],
+    ).fetchall()
+    return {t for (r,) in rows for t, n in json.loads(r).items() if n}
+
+
+def copy_ledger(con: duckdb.DuckDBPyConnection, write) -> None:
+    """Hand the whole ledger to ``write(sql)`` (the Spark lake copies it to Parquet).
+
+    Example:
+        copy_ledger(con, lambda sql: copy(con, sql, folder / "ledger.parquet"))
+    """
+    write(f"select * from {LEDGER}")
+
+
+def with_ledger(relation: str) -> str:
+    """A FROM clause: ``relation`` (as ``t``) joined with the ledger rows of its files (as ``l``:
+    ``l.path``, ``l.study``, ``l.run_id``), for checks that name each row's file and run.
+
+    Example:
+        con.execute(f"select t.*, l.path from {with_ledger('landing.driver_results')}")
+    """
+    return f"{relation} as t join {LEDGER} as l using (file_id)"
+
+
+def loaded_by_study(con: duckdb.DuckDBPyConnection) -> list[tuple[str, int, int, int]]:
+    """(study, runs, files, rows) of what is loaded, by study; a study.yaml counts for its
+    study, a file outside every run folder under "(no run folder)".
+
+    Example:
+        loaded_by_study(con)  # [('attls', 44, 176, 5210), ...]
+    """
+    return con.execute(
+        f"""select coalesce(study, case when kind = 'study' then split_part(path, '/', 1) end,
+                            '(no run folder)'),
+                   count(distinct run_id), count(*), sum(rows_landed)
+            from {LEDGER} where status = 'loaded' group by 1 order by 1"""
+    ).fetchall()
+
+
+def set_aside_files(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str, bool]]:
+    """(path, position, reason, retried on next ingest) of every file set aside.
+
+    Example:
+        set_aside_files(con)  # [('attls/r1/results.csv', 'line 3', 'bad value ...', False)]
+    """
+    return con.execute(
+        f"""select path, coalesce(position, ''), reason, retry from {LEDGER}
+            where status = 'set_aside' order by path"""
+    ).fetchall()

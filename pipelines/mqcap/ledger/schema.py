@@ -14,8 +14,8 @@ The tables (their columns are documented in the DDL below):
 - ``meta.pipeline_event``: free-text events of older versions (read by migration 3).
 - ``meta.pipeline_step``: every step's completion per study (checks, build, reports).
 - ``meta.build_scope``, ``meta.build_file_spans``: the runs a build owes and the files' time
-  spans (``mqcap.scope``); ``meta.build_runs`` and ``meta.build_file_runs`` are the snapshot
-  of the last complete build, replaced whole by ``mqcap.scope.complete``.
+  spans (``mqcap.ledger.scope``); ``meta.build_runs`` and ``meta.build_file_runs`` are the snapshot
+  of the last complete build, replaced whole by ``mqcap.ledger.scope.complete``.
 
 Example:
     with warehouse.connect(settings.warehouse) as con:
@@ -41,6 +41,11 @@ SPANS = f"{META}.build_file_spans"
 RUNS = f"{META}.build_runs"
 FILE_RUNS = f"{META}.build_file_runs"
 VERSION = f"{META}.ledger_version"
+ALL = "*"  # the study of steps that cover the whole warehouse
+
+# A build recorded by earlier versions as a pipeline_event message (carried over by migration 3).
+_OLD_BUILT = "built through file "
+_MIGRATED = "migrated: built by an earlier mqcap"
 
 _BASE_DDL = f"""
 create sequence if not exists {META}.file_id_seq start 1;
@@ -107,7 +112,7 @@ create table if not exists {SPANS} (
     file_id bigint not null, clock varchar, span_start timestamp, span_end timestamp);
 """
 
-# The snapshot of the last complete build: made (or dropped) by mqcap.scope.complete(), absent
+# The snapshot of the last complete build: made (or dropped) by mqcap.ledger.scope.complete(), absent
 # before the first one.
 SNAPSHOT_DDL = f"""
 create or replace table {RUNS} (
@@ -154,8 +159,6 @@ def _attribution(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _steps(con: duckdb.DuckDBPyConnection) -> None:
-    from mqcap.ledger.steps import old_build  # reads the ledger of an older mqcap
-
     if table_exists(con, META, "pipeline_step"):
         return
     con.execute(_STEPS_DDL)
@@ -166,6 +169,44 @@ def _steps(con: duckdb.DuckDBPyConnection) -> None:
 
 def _scope(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(_SCOPE_DDL)
+
+
+def old_build(con: duckdb.DuckDBPyConnection) -> tuple | None:
+    """The last complete build an earlier mqcap recorded (pipeline_event), as a step row."""
+    if not table_exists(con, META, "pipeline_event"):
+        return None
+    through = con.execute(
+        f"""select max(cast(substr(message, {len(_OLD_BUILT) + 1}) as bigint)),
+                   max(event_at)
+            from {EVENTS} where command = 'build' and message like ?""",
+        [_OLD_BUILT + "%"],
+    ).fetchall()[0]
+    if through[0] is None:
+        return None
+    ids = [
+        r[0]
+        for r in con.execute(
+            f"select file_id from {LEDGER} where status = 'loaded' and file_id <= ? order by 1",
+            [through[0]],
+        ).fetchall()
+    ]
+    # The dbt project that built it is unknown: the inputs never match, so the first run after
+    # the upgrade rebuilds everything once (and then knows).
+    return (
+        0,
+        "build",
+        ALL,
+        "",
+        "done",
+        _MIGRATED,
+        ids,
+        None,
+        None,
+        None,
+        None,
+        through[1],
+        through[1],
+    )
 
 
 @dataclass(frozen=True)

@@ -31,57 +31,24 @@ from pathlib import Path
 import duckdb
 
 from mqcap.ledger import codeprint, schema
-from mqcap.ledger.schema import LEDGER, STEPS, table_exists
+from mqcap.ledger.schema import (
+    ALL,
+    EVENTS,
+    LEDGER,
+    META,
+    SCOPE,
+    STEPS,
+    VALIDATION,
+    old_build,
+    table_exists,
+)
 from mqcap.settings import Settings
 
-ALL = "*"  # study of steps that cover the whole warehouse
 OVERVIEW = "_overview"  # the index report's "study"
-
-# A build recorded by earlier versions as a pipeline_event message.
-_OLD_BUILT = "built through file "
-_MIGRATED = "migrated: built by an earlier mqcap"
 
 
 def _now() -> datetime:
     return datetime.now().replace(microsecond=0)
-
-
-def old_build(con: duckdb.DuckDBPyConnection) -> tuple | None:
-    """The last complete build an earlier mqcap recorded (pipeline_event), as a step row."""
-    if not table_exists(con, "meta", "pipeline_event"):
-        return None
-    through = con.execute(
-        f"""select max(cast(substr(message, {len(_OLD_BUILT) + 1}) as bigint)),
-                   max(event_at)
-            from meta.pipeline_event where command = 'build' and message like ?""",
-        [_OLD_BUILT + "%"],
-    ).fetchall()[0]
-    if through[0] is None:
-        return None
-    ids = [
-        r[0]
-        for r in con.execute(
-            f"select file_id from {LEDGER} where status = 'loaded' and file_id <= ? order by 1",
-            [through[0]],
-        ).fetchall()
-    ]
-    # The dbt project that built it is unknown: the inputs never match, so the first run after
-    # the upgrade rebuilds everything once (and then knows).
-    return (
-        0,
-        "build",
-        ALL,
-        "",
-        "done",
-        _MIGRATED,
-        ids,
-        None,
-        None,
-        None,
-        None,
-        through[1],
-        through[1],
-    )
 
 
 def record_step(
@@ -247,7 +214,7 @@ class PipelineState:
     # (study, why) for a comparison the marts cannot decide (dim_study.baseline_problem)
     undecided: list[tuple[str, str]] = field(default_factory=list)
     # Files whose records fall short of the marts (mqcap.reconcile.dropped), one line each;
-    # notes: run folders that overrode the ids a file carries (reconcile.folder_notes).
+    # notes: run folders that overrode the ids a file carries (attribution.folder_notes).
     dropped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     _fp: dict[str, str] = field(default_factory=dict)
@@ -497,6 +464,7 @@ def pipeline_state(
             "where baseline_problem is not null order by study"
         ).fetchall()
     from mqcap import reconcile
+    from mqcap.ledger import attribution
 
     return PipelineState(
         settings,
@@ -507,7 +475,7 @@ def pipeline_state(
         unattributed,
         undecided,
         reconcile.dropped(con),
-        reconcile.folder_notes(con) if loaded else [],
+        attribution.folder_notes(con) if loaded else [],
     )
 
 
@@ -577,3 +545,58 @@ def record_checks(
         covered=sorted(covered),
         detail=kept + new,
     )
+
+
+def record_event(con: duckdb.DuckDBPyConnection, at: datetime, command: str, message: str) -> None:
+    """One line of the warehouse's event log (``meta.pipeline_event``).
+
+    Example:
+        record_event(con, datetime.now(), "ingest", report.summary())
+    """
+    con.execute(f"insert into {EVENTS} values (?, ?, ?)", [at, command, message])
+
+
+def record_validation(con: duckdb.DuckDBPyConnection, at: datetime, results: list[tuple]) -> None:
+    """Each suite's outcome (suite, table, scope, success, evaluated, failed, rows, details
+    JSON), in one transaction.
+
+    Example:
+        record_validation(con, now, [("landing.driver_results", "landing.driver_results",
+                                      "landing", True, 12, 0, 10, "[]")])
+    """
+    con.begin()
+    try:
+        con.executemany(
+            f"insert into {VALIDATION} values (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [[at, *r] for r in results],
+        )
+        con.commit()
+    except BaseException:
+        con.rollback()
+        raise
+
+
+def last_checks(con: duckdb.DuckDBPyConnection) -> list[tuple]:
+    """Each suite's last outcome: (suite, success, evaluated, failed, rows checked, when).
+
+    Example:
+        last_checks(con)[0]  # ('landing.driver_results', True, 12, 0, 10, datetime(...))
+    """
+    return con.execute(
+        f"""select suite, success, evaluated, failed, rows_checked, validated_at
+            from {VALIDATION}
+            qualify row_number() over (partition by suite order by validated_at desc) = 1
+            order by suite"""
+    ).fetchall()
+
+
+def scope_runs(con: duckdb.DuckDBPyConnection) -> str:
+    """The query of the runs the build owes (``meta.build_scope``; none before the table exists),
+    for the Spark lake to copy.
+
+    Example:
+        scope_runs(con)  # 'select run_key from meta.build_scope'
+    """
+    if table_exists(con, META, "build_scope"):
+        return f"select run_key from {SCOPE}"
+    return "select cast(null as varchar) as run_key where false"

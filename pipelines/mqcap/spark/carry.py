@@ -11,7 +11,7 @@ run-keyed marts kept the other runs' rows (macros/run_scope.sql). Here:
 - **A complete build records** (``lake/build.json``, written only when dbt succeeded) the
   fingerprints it read and the folder of every table it has (``record``).
 - **The next incremental build** (the dbt project unchanged since that build: otherwise
-  ``mqcap.scope`` makes it full and nothing is carried) ``plan``s from the manifest: a table
+  ``mqcap.ledger.scope`` makes it full and nothing is carried) ``plan``s from the manifest: a table
   model (or seed) whose every upstream source has the fingerprint it had is carried: the last
   build's table is registered in this session where it is, and dbt leaves the model out
   (``--exclude``): no node, no query, no check. A view over unchanged sources is made again (it

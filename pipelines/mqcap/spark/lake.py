@@ -34,6 +34,8 @@ from pathlib import Path
 import duckdb
 
 from mqcap import warehouse
+from mqcap.ledger.files import copy_ledger
+from mqcap.ledger.steps import scope_runs
 
 # DuckDB types Spark cannot read from Parquet, and what they travel as.
 _AS_TEXT = {"TIME"}
@@ -95,20 +97,11 @@ def sync(con: duckdb.DuckDBPyConnection, lake: Path) -> SyncReport:
         _sync_table(con, lake, table, report)
     ledger = lake / "meta" / "ingest_ledger"
     ledger.mkdir(parents=True, exist_ok=True)
-    _copy(con, f"select * from {warehouse.META}.ingest_ledger", ledger / "ledger.parquet")
-    # The build scope (mqcap.scope): read by an incremental dbt-spark build (macros/run_scope.sql).
+    copy_ledger(con, lambda sql: _copy(con, sql, ledger / "ledger.parquet"))
+    # The build scope (mqcap.ledger.scope): read by an incremental dbt-spark build (macros/run_scope.sql).
     scope = lake / "meta" / "build_scope"
     scope.mkdir(parents=True, exist_ok=True)
-    has_scope = con.execute(
-        "select count(*) from information_schema.tables "
-        "where table_schema = 'meta' and table_name = 'build_scope'"
-    ).fetchone()[0]
-    query = (
-        "select run_key from meta.build_scope"
-        if has_scope
-        else "select cast(null as varchar) as run_key where false"
-    )
-    _copy(con, query, scope / "build_scope.parquet")
+    _copy(con, scope_runs(con), scope / "build_scope.parquet")
     return report
 
 
