@@ -46,7 +46,8 @@ from datetime import date, datetime, time, timedelta
 
 import polars as pl
 
-from mqcap.parsers._kv import iter_line_chunks, parse_clock, parse_jes_date, parse_stamp_line
+from mqcap.parsers._kv import parse_clock, parse_jes_date, parse_stamp_line
+from mqcap.parsers._lines import line_series, owner_column, texts
 from mqcap.parsers.base import TEXT_LINEAGE, Batch, ParseContext, Parser, Table
 
 ATTR = Table(
@@ -90,12 +91,17 @@ _JOBID = re.compile(r"(?:JOB|STC|TSU)\d{5}|[JST]\d{7}")
 # (``MQ1A> ``) or a z/OS command prefix (``+CSQ1 ``). Headers and command echoes after one are
 # read as if the line started with them (a capture saved from a terminal keeps the prompt).
 _PROMPT = re.compile(r"(?:[^\s()]*>|[+\-%!?/.][A-Z0-9@#$]{1,8})\s+")
-_PROMPT_RE = r"^[^\s(]*>\s"
+# lines with "(" that the state machine sees: the channel line, commands, PCF dump, prompts
+_NOT_ATTR_RE = r"^(?:CHANNEL\(|CHSTATUS\(|DIS|MQ|[^\s(]*>\s)"
 _AFTER_PROMPT = ("AMQ84", "CSQM", "CSQ9", "DIS ", "DISPLAY ", "dis ", "display ")
 _NAME_CHARS = set("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@#$")
 _BATCH_LINES = 200_000
 
 _V_SCHEMA = {"source_line": pl.Int64, "block_no": pl.Int64, "text": pl.Utf8}
+# one or two KEY(value) in columns, printable ASCII, no parenthesis in a value
+_FAST_RE = (
+    r"^[A-Z][A-Z0-9]*\([\x20-\x27\x2A-\x7E]*\)(?: +[A-Z][A-Z0-9]*\([\x20-\x27\x2A-\x7E]*\))?$"
+)
 _ATTR_SCHEMA = {
     "source_line": pl.Int64,
     "block_no": pl.Int64,
@@ -103,6 +109,9 @@ _ATTR_SCHEMA = {
     "key": pl.Utf8,
     "value": pl.Utf8,
 }
+
+_RID_SCHEMA = {"rid": pl.Int64, **_ATTR_SCHEMA}
+_NO_META = (None, None, None)
 
 
 def sniff(head: bytes, name: str) -> bool:
@@ -294,47 +303,47 @@ class _Parser:
             self.p_value.append(value)
 
     # -- the line loop ------------------------------------------------------------------------
-    def feed(self, first: int, lines: list[str]) -> None:
+    def feed(self, first: int, lines: pl.Series) -> None:
         """One chunk of lines: attribute lines are told apart vectorised; only the others
-        (headers, blanks, timestamps, the channel line...) go through the state machine."""
-        n = len(lines)
-        s = pl.Series("s", lines, dtype=pl.Utf8).str.strip_chars()
-        h = s.str.head(1)
+        (headers, blanks, timestamps, the channel line...) go through the state machine, as
+        Python strings; a run of attribute lines in a block is handed to its block whole."""
+        n = lines.len()
+        s = lines.str.strip_chars()
         cand = (
             s.str.contains("(", literal=True)
-            & (h >= "A")
-            & (h <= "Z")
-            & ~s.str.starts_with("CHANNEL(")
-            & ~s.str.starts_with("CHSTATUS(")
-            & ~s.str.starts_with("DIS")
-            & ~s.str.starts_with("MQ")
-            & ~s.str.contains(_PROMPT_RE)
+            & s.str.contains("^[A-Z]")
+            & ~s.str.contains(_NOT_ATTR_RE)
         )
         events = (~cand).arg_true().to_list()
+        ev_text = texts(lines, events)
         events.append(n)
-        block_of = [0] * n
+        starts: list[int] = []
+        ends: list[int] = []
+        owners: list[int] = []
         outside = 0
         prev = -1
-        for idx in events:
+        for k, idx in enumerate(events):
             a = prev + 1
             if a < idx:
                 blk = self.blk
                 if blk is None:
                     outside += idx - a
                 elif blk.fast:
-                    block_of[a:idx] = [blk.no] * (idx - a)
+                    starts.append(a)
+                    ends.append(idx)
+                    owners.append(blk.no)
                 else:
-                    for j in range(a, idx):
-                        self.step(first + j, lines[j].strip())
+                    for j, line in enumerate(lines.slice(a, idx - a).to_list(), a):
+                        self.step(first + j, line.strip())
             if idx == n:
                 break
-            self.step(first + idx, lines[idx].strip())
+            self.step(first + idx, ev_text[k].strip())
             prev = idx
         if outside:
             self.ctx.unknown("chstatus: text outside a block", outside)
-        owner = pl.Series("block_no", block_of, dtype=pl.Int64)
-        mask = owner > 0
-        if mask.any():
+        if starts:
+            owner = owner_column(n, starts, ends, owners)
+            mask = owner > 0
             self.v_frames.append(
                 pl.DataFrame(
                     {
@@ -561,33 +570,51 @@ class _Parser:
         if not frames:
             return
         df = pl.concat(frames, how="vertical")
-        used = df.get_column("block_no").unique().to_list()
-        meta = pl.DataFrame(
-            {
-                "block_no": used,
-                "snapshot_no": [self.block_meta[u][0] for u in used],
-                "snapshot_time": [self.block_meta[u][1] for u in used],
-                "channel": [self.block_meta[u][2] for u in used],
-            },
-            schema={
-                "block_no": pl.Int64,
-                "snapshot_no": pl.Int64,
-                "snapshot_time": pl.Datetime("us"),
-                "channel": pl.Utf8,
-            },
-        )
+        # block of each row by position (block numbers are consecutive): no join needed
+        block = df.get_column("block_no")
+        low, high = block.min(), block.max()
+        meta = [self.block_meta.get(u, _NO_META) for u in range(low, high + 1)]
+        at = block - low
         open_no = self.blk.no if self.blk is not None else None
-        for u in used:
+        for u in range(low, high + 1):
             if u != open_no:
-                del self.block_meta[u]
-        df = df.join(meta, on="block_no", how="left").with_columns(
-            source_file=pl.lit(self.ctx.source_file)
+                self.block_meta.pop(u, None)
+        df = df.with_columns(
+            snapshot_no=pl.Series([m[0] for m in meta], dtype=pl.Int64).gather(at),
+            snapshot_time=pl.Series([m[1] for m in meta], dtype=pl.Datetime("us")).gather(at),
+            channel=pl.Series([m[2] for m in meta], dtype=pl.Utf8).gather(at),
+            source_file=pl.lit(self.ctx.source_file),
         )
         yield ATTR.name, df
 
     def vector_frame(self, df: pl.DataFrame) -> pl.DataFrame:
-        """Attributes of the attribute lines: a line is clean when its ``KEY(value)`` matches
-        cover it (one trailing stand-alone key allowed); other lines go to :func:`scan_kv`."""
+        """Attributes of the attribute lines. Most are one or two ``KEY(value)`` in columns,
+        printable ASCII, no nested parenthesis: those are split with literal splits
+        (:func:`_fast_pairs`); the others by :meth:`general_frame`. Rows keep the order the
+        general splitter alone gives (clean lines in frame order, then lines with a trailing
+        stand-alone key, then the lines :func:`scan_kv` splits)."""
+        df = df.with_columns(rid=pl.int_range(pl.len(), dtype=pl.Int64))
+        fast = df.get_column("text").str.contains(_FAST_RE)
+        first, second = _fast_pairs(df.filter(fast))
+        rest = df.filter(~fast)
+        if rest.height:
+            whole, trailing, odd = self.general_frame(rest)
+        else:
+            whole = trailing = odd = first.clear()
+        # back in frame order, a line's pairs in order (a line has far fewer than 2**23 pairs)
+        rows = pl.concat([first, second, whole])
+        if second.height or whole.height:
+            rows = rows.sort(pl.col("rid") * 2**23 + pl.col("pair_no"))
+        return pl.concat([rows, trailing, odd]).drop("rid")
+
+    def general_frame(self, df: pl.DataFrame) -> tuple[pl.DataFrame, ...]:
+        """Attributes of any attribute lines, by ``KV_RE``: (rows of the lines its matches
+        cover, of the lines with one trailing stand-alone key more, of the lines
+        :func:`scan_kv` splits), each with its line's ``rid``.
+
+        Example:
+            CONNAME(127.0.0.1(1415))   CURRENT  ->  (CONNAME, 127.0.0.1(1415)), (CURRENT, NULL)
+        """
         text = pl.col("text")
         df = df.with_columns(p=text.str.extract_all(KV_RE))
         # The matches are disjoint and in order: they cover the line exactly when their lengths
@@ -606,44 +633,86 @@ class _Parser:
                 p=pl.concat_list(pl.col("p"), tail),
             )
             odd = rest.filter(~pl.col("ok"))
-            clean = pl.concat([clean, rest.filter(pl.col("ok")).drop("ok")])
+            trailing = rest.filter(pl.col("ok")).drop("ok")
         else:
-            odd = rest
-        # Keys are ASCII, so the byte offset of the first "(" is also its character offset.
-        out = (
-            clean.lazy()
-            .select("source_line", "block_no", "p")
-            .with_columns(pair_no=pl.int_ranges(1, pl.col("p").list.len() + 1, dtype=pl.Int32))
-            .explode(["p", "pair_no"])
-            .with_columns(pl.col("p").str.strip_chars_start())
-            .with_columns(i=pl.col("p").str.find("(", literal=True))
-            .select(
-                "source_line",
-                "block_no",
-                "pair_no",
-                pl.when(pl.col("i").is_null())
-                .then(pl.col("p"))
-                .otherwise(pl.col("p").str.head(pl.col("i")))
-                .alias("key"),
-                pl.col("p").str.slice(pl.col("i") + 1).str.head(-1).alias("value"),
-            )
-            .collect()
+            odd, trailing = rest, rest
+        whole, trailing = (
+            _explode_pairs(part.select("rid", "source_line", "block_no", "p"))
+            for part in (clean, trailing)
         )
-        if odd.height:
-            rows: dict[str, list] = {k: [] for k in _ATTR_SCHEMA}
-            for lineno, block_no, text in odd.select("source_line", "block_no", "text").iter_rows():
-                pairs = scan_kv(text)
-                if pairs is None:
-                    self.ctx.unknown("chstatus: unparsable attribute line")
-                    continue
-                for k, (key, value) in enumerate(pairs, start=1):
-                    rows["source_line"].append(lineno)
-                    rows["block_no"].append(block_no)
-                    rows["pair_no"].append(k)
-                    rows["key"].append(key)
-                    rows["value"].append(value)
-            out = pl.concat([out, pl.DataFrame(rows, schema=_ATTR_SCHEMA)])
-        return out
+        if not odd.height:
+            return whole, trailing, whole.clear()
+        rows: dict[str, list] = {k: [] for k in _RID_SCHEMA}
+        for rid, lineno, block_no, text in odd.select(
+            "rid", "source_line", "block_no", "text"
+        ).iter_rows():
+            pairs = scan_kv(text)
+            if pairs is None:
+                self.ctx.unknown("chstatus: unparsable attribute line")
+                continue
+            for k, (key, value) in enumerate(pairs, start=1):
+                rows["rid"].append(rid)
+                rows["source_line"].append(lineno)
+                rows["block_no"].append(block_no)
+                rows["pair_no"].append(k)
+                rows["key"].append(key)
+                rows["value"].append(value)
+        return whole, trailing, pl.DataFrame(rows, schema=_RID_SCHEMA)
+
+
+def _explode_pairs(df: pl.DataFrame) -> pl.DataFrame:
+    """One row per match of ``p`` (``KEY(value)`` or a stand-alone ``KEY``), in order."""
+    # Keys are ASCII, so the byte offset of the first "(" is also its character offset.
+    return (
+        df.lazy()
+        .with_columns(pair_no=pl.int_ranges(1, pl.col("p").list.len() + 1, dtype=pl.Int32))
+        .explode(["p", "pair_no"])
+        .with_columns(pl.col("p").str.strip_chars_start())
+        .with_columns(i=pl.col("p").str.find("(", literal=True))
+        .select(
+            "rid",
+            "source_line",
+            "block_no",
+            "pair_no",
+            pl.when(pl.col("i").is_null())
+            .then(pl.col("p"))
+            .otherwise(pl.col("p").str.head(pl.col("i")))
+            .alias("key"),
+            pl.col("p").str.slice(pl.col("i") + 1).str.head(-1).alias("value"),
+        )
+        .collect()
+    )
+
+
+def _fast_pairs(df: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Rows of lines that match ``_FAST_RE`` (one or two ``KEY(value)``, printable ASCII, no
+    parenthesis in a value), split with literal splits: (first pairs, second pairs).
+
+    Example:
+        >>> df = pl.DataFrame({"rid": [0], "source_line": [7], "block_no": [1],
+        ...                    "text": ["XQTIME(3151,1099)    MSGS(0)"]})
+        >>> [p.select("pair_no", "key", "value").rows() for p in _fast_pairs(df)]
+        [[(1, 'XQTIME', '3151,1099')], [(2, 'MSGS', '0')]]
+    """
+    c = pl.col
+
+    def part(col: str, i: int) -> pl.Expr:
+        return c(col).struct.field(f"field_{i}")
+
+    split = (
+        df.lazy()
+        .with_columns(a=c("text").str.splitn("(", 2))
+        .with_columns(b=part("a", 1).str.splitn(")", 2))
+        .with_columns(r=part("b", 1).str.strip_chars_start())
+        .with_columns(d=c("r").str.splitn("(", 2))
+        .collect()
+    )
+    cols = ("rid", "source_line", "block_no")
+    first = split.select(*cols, pair_no=pl.lit(1, pl.Int32), key=part("a", 0), value=part("b", 0))
+    second = split.filter(c("r") != "").select(
+        *cols, pair_no=pl.lit(2, pl.Int32), key=part("d", 0), value=part("d", 1).str.head(-1)
+    )
+    return first, second
 
 
 def _first_of(blocks: list[int], no: int) -> int:
@@ -680,7 +749,7 @@ def _qmgr(word: str) -> str | None:
 
 def parse(ctx: ParseContext) -> Iterator[Batch]:
     p = _Parser(ctx)
-    for first, lines in iter_line_chunks(ctx):
+    for first, lines, _ in line_series(ctx):
         p.feed(first, lines)
         pending = sum(f.height for f in p.v_frames) + len(p.v_line)
         if pending >= _BATCH_LINES or len(p.snap_rows) >= 10_000:
