@@ -386,3 +386,27 @@ def test_crlf_capture_parses_like_lf(tmp_path):
     p.write_bytes(TLS.read_bytes().replace(b"\n", b"\r\n"))
     crlf = parse_file(chstatus.PARSER, p, name=TLS.name)["chstatus_attr"]
     assert crlf.sort("source_line", "pair_no").equals(attrs(TLS))
+
+
+def test_chunk_and_batch_sizes_do_not_change_the_frames(tmp_path, monkeypatch):
+    # Lines are read in chunks and handed to blocks run by run; rows leave in batches: with
+    # chunks of a few lines and batches of a few rows, every frame (row order too) is the same.
+    import functools
+
+    from mqcap.parsers import _lines
+
+    texts = {p.name: p.read_text() for p in sorted(DIR.glob("*.txt"))}
+    texts["tabbed_twice"] = texts[TABBED.name] * 2
+    paths = [write(tmp_path, name, text) for name, text in texts.items()]
+    want = [parse_file(chstatus.PARSER, p) for p in paths]
+    small = functools.partial(_lines.line_series, chunk_bytes=200)
+    monkeypatch.setattr(chstatus, "line_series", small)
+    monkeypatch.setattr(chstatus, "_BATCH_LINES", 7)
+    for p, whole in zip(paths, want, strict=True):
+        got = parse_file(chstatus.PARSER, p)
+        assert sorted(got.tables) == sorted(whole.tables), p.name
+        for table in whole.tables:
+            got_t, want_t = got[table], whole[table]
+            if table == chstatus.ATTR.name:  # batches change the order rows leave in
+                got_t, want_t = (t.sort("source_line", "pair_no") for t in (got_t, want_t))
+            assert got_t.equals(want_t, null_equal=True), (p.name, table)

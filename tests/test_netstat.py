@@ -316,3 +316,25 @@ def test_the_registry_sends_the_reports_to_this_parser():
         assert detect(path).kind == "netstat", path.name
     found = detect(MONPORT)
     assert found is None or found.kind != "netstat"
+
+
+def test_fast_paths_give_what_the_general_ones_give(tmp_path, monkeypatch):
+    # One-socket lines of plain chunks are split vectorised, and nesting is found without
+    # grouping when a frame's blocks are adjacent: with both off (every chunk taken as not
+    # plain, grouping always), every frame (row order too) is the same.
+    from mqcap.parsers import _lines
+
+    paths = sorted(DIR.glob("netstat_*.txt"))
+    text = SERIES.read_text()
+    paths.append(write(tmp_path, "odd.txt", text.replace("Local Socket: ", "Local Socket:\t", 3)))
+    fast = [parse_file(netstat.PARSER, p) for p in paths]
+    plain = _lines.line_series
+    monkeypatch.setattr(
+        netstat, "line_series", lambda ctx: ((a, b, False) for a, b, _ in plain(ctx))
+    )
+    monkeypatch.setattr(netstat, "_adjacent", lambda df: False)
+    for p, got in zip(paths, fast, strict=True):
+        want = parse_file(netstat.PARSER, p)
+        assert sorted(got.tables) == sorted(want.tables), p.name
+        for table in want.tables:
+            assert got[table].equals(want[table], null_equal=True), (p.name, table)

@@ -98,10 +98,6 @@ _NAME_CHARS = set("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@#$")
 _BATCH_LINES = 200_000
 
 _V_SCHEMA = {"source_line": pl.Int64, "block_no": pl.Int64, "text": pl.Utf8}
-# one or two KEY(value) in columns, printable ASCII, no parenthesis in a value
-_FAST_RE = (
-    r"^[A-Z][A-Z0-9]*\([\x20-\x27\x2A-\x7E]*\)(?: +[A-Z][A-Z0-9]*\([\x20-\x27\x2A-\x7E]*\))?$"
-)
 _ATTR_SCHEMA = {
     "source_line": pl.Int64,
     "block_no": pl.Int64,
@@ -110,7 +106,6 @@ _ATTR_SCHEMA = {
     "value": pl.Utf8,
 }
 
-_RID_SCHEMA = {"rid": pl.Int64, **_ATTR_SCHEMA}
 _NO_META = (None, None, None)
 
 
@@ -572,7 +567,7 @@ class _Parser:
         df = pl.concat(frames, how="vertical")
         # block of each row by position (block numbers are consecutive): no join needed
         block = df.get_column("block_no")
-        low, high = block.min(), block.max()
+        low, high = (block.min(), block.max()) if block.len() else (0, -1)
         meta = [self.block_meta.get(u, _NO_META) for u in range(low, high + 1)]
         at = block - low
         open_no = self.blk.no if self.blk is not None else None
@@ -588,33 +583,8 @@ class _Parser:
         yield ATTR.name, df
 
     def vector_frame(self, df: pl.DataFrame) -> pl.DataFrame:
-        """Attributes of the attribute lines. Most are one or two ``KEY(value)`` in columns,
-        printable ASCII, no nested parenthesis: those are split with literal splits
-        (:func:`_fast_pairs`); the others by :meth:`general_frame`. Rows keep the order the
-        general splitter alone gives (clean lines in frame order, then lines with a trailing
-        stand-alone key, then the lines :func:`scan_kv` splits)."""
-        df = df.with_columns(rid=pl.int_range(pl.len(), dtype=pl.Int64))
-        fast = df.get_column("text").str.contains(_FAST_RE)
-        first, second = _fast_pairs(df.filter(fast))
-        rest = df.filter(~fast)
-        if rest.height:
-            whole, trailing, odd = self.general_frame(rest)
-        else:
-            whole = trailing = odd = first.clear()
-        # back in frame order, a line's pairs in order (a line has far fewer than 2**23 pairs)
-        rows = pl.concat([first, second, whole])
-        if second.height or whole.height:
-            rows = rows.sort(pl.col("rid") * 2**23 + pl.col("pair_no"))
-        return pl.concat([rows, trailing, odd]).drop("rid")
-
-    def general_frame(self, df: pl.DataFrame) -> tuple[pl.DataFrame, ...]:
-        """Attributes of any attribute lines, by ``KV_RE``: (rows of the lines its matches
-        cover, of the lines with one trailing stand-alone key more, of the lines
-        :func:`scan_kv` splits), each with its line's ``rid``.
-
-        Example:
-            CONNAME(127.0.0.1(1415))   CURRENT  ->  (CONNAME, 127.0.0.1(1415)), (CURRENT, NULL)
-        """
+        """Attributes of the attribute lines: a line is clean when its ``KEY(value)`` matches
+        cover it (one trailing stand-alone key allowed); other lines go to :func:`scan_kv`."""
         text = pl.col("text")
         df = df.with_columns(p=text.str.extract_all(KV_RE))
         # The matches are disjoint and in order: they cover the line exactly when their lengths
@@ -633,86 +603,44 @@ class _Parser:
                 p=pl.concat_list(pl.col("p"), tail),
             )
             odd = rest.filter(~pl.col("ok"))
-            trailing = rest.filter(pl.col("ok")).drop("ok")
+            clean = pl.concat([clean, rest.filter(pl.col("ok")).drop("ok")])
         else:
-            odd, trailing = rest, rest
-        whole, trailing = (
-            _explode_pairs(part.select("rid", "source_line", "block_no", "p"))
-            for part in (clean, trailing)
+            odd = rest
+        # Keys are ASCII, so the byte offset of the first "(" is also its character offset.
+        out = (
+            clean.lazy()
+            .select("source_line", "block_no", "p")
+            .with_columns(pair_no=pl.int_ranges(1, pl.col("p").list.len() + 1, dtype=pl.Int32))
+            .explode(["p", "pair_no"])
+            .with_columns(pl.col("p").str.strip_chars_start())
+            .with_columns(i=pl.col("p").str.find("(", literal=True))
+            .select(
+                "source_line",
+                "block_no",
+                "pair_no",
+                pl.when(pl.col("i").is_null())
+                .then(pl.col("p"))
+                .otherwise(pl.col("p").str.head(pl.col("i")))
+                .alias("key"),
+                pl.col("p").str.slice(pl.col("i") + 1).str.head(-1).alias("value"),
+            )
+            .collect()
         )
-        if not odd.height:
-            return whole, trailing, whole.clear()
-        rows: dict[str, list] = {k: [] for k in _RID_SCHEMA}
-        for rid, lineno, block_no, text in odd.select(
-            "rid", "source_line", "block_no", "text"
-        ).iter_rows():
-            pairs = scan_kv(text)
-            if pairs is None:
-                self.ctx.unknown("chstatus: unparsable attribute line")
-                continue
-            for k, (key, value) in enumerate(pairs, start=1):
-                rows["rid"].append(rid)
-                rows["source_line"].append(lineno)
-                rows["block_no"].append(block_no)
-                rows["pair_no"].append(k)
-                rows["key"].append(key)
-                rows["value"].append(value)
-        return whole, trailing, pl.DataFrame(rows, schema=_RID_SCHEMA)
-
-
-def _explode_pairs(df: pl.DataFrame) -> pl.DataFrame:
-    """One row per match of ``p`` (``KEY(value)`` or a stand-alone ``KEY``), in order."""
-    # Keys are ASCII, so the byte offset of the first "(" is also its character offset.
-    return (
-        df.lazy()
-        .with_columns(pair_no=pl.int_ranges(1, pl.col("p").list.len() + 1, dtype=pl.Int32))
-        .explode(["p", "pair_no"])
-        .with_columns(pl.col("p").str.strip_chars_start())
-        .with_columns(i=pl.col("p").str.find("(", literal=True))
-        .select(
-            "rid",
-            "source_line",
-            "block_no",
-            "pair_no",
-            pl.when(pl.col("i").is_null())
-            .then(pl.col("p"))
-            .otherwise(pl.col("p").str.head(pl.col("i")))
-            .alias("key"),
-            pl.col("p").str.slice(pl.col("i") + 1).str.head(-1).alias("value"),
-        )
-        .collect()
-    )
-
-
-def _fast_pairs(df: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Rows of lines that match ``_FAST_RE`` (one or two ``KEY(value)``, printable ASCII, no
-    parenthesis in a value), split with literal splits: (first pairs, second pairs).
-
-    Example:
-        >>> df = pl.DataFrame({"rid": [0], "source_line": [7], "block_no": [1],
-        ...                    "text": ["XQTIME(3151,1099)    MSGS(0)"]})
-        >>> [p.select("pair_no", "key", "value").rows() for p in _fast_pairs(df)]
-        [[(1, 'XQTIME', '3151,1099')], [(2, 'MSGS', '0')]]
-    """
-    c = pl.col
-
-    def part(col: str, i: int) -> pl.Expr:
-        return c(col).struct.field(f"field_{i}")
-
-    split = (
-        df.lazy()
-        .with_columns(a=c("text").str.splitn("(", 2))
-        .with_columns(b=part("a", 1).str.splitn(")", 2))
-        .with_columns(r=part("b", 1).str.strip_chars_start())
-        .with_columns(d=c("r").str.splitn("(", 2))
-        .collect()
-    )
-    cols = ("rid", "source_line", "block_no")
-    first = split.select(*cols, pair_no=pl.lit(1, pl.Int32), key=part("a", 0), value=part("b", 0))
-    second = split.filter(c("r") != "").select(
-        *cols, pair_no=pl.lit(2, pl.Int32), key=part("d", 0), value=part("d", 1).str.head(-1)
-    )
-    return first, second
+        if odd.height:
+            rows: dict[str, list] = {k: [] for k in _ATTR_SCHEMA}
+            for lineno, block_no, text in odd.select("source_line", "block_no", "text").iter_rows():
+                pairs = scan_kv(text)
+                if pairs is None:
+                    self.ctx.unknown("chstatus: unparsable attribute line")
+                    continue
+                for k, (key, value) in enumerate(pairs, start=1):
+                    rows["source_line"].append(lineno)
+                    rows["block_no"].append(block_no)
+                    rows["pair_no"].append(k)
+                    rows["key"].append(key)
+                    rows["value"].append(value)
+            out = pl.concat([out, pl.DataFrame(rows, schema=_ATTR_SCHEMA)])
+        return out
 
 
 def _first_of(blocks: list[int], no: int) -> int:

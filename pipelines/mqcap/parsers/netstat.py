@@ -481,7 +481,7 @@ class _State:
         df = pl.concat(frames)
         # poll of each row by position (connection numbers are consecutive): no join needed
         conn = df.get_column("conn_no")
-        low, high = conn.min(), conn.max()
+        low, high = (conn.min(), conn.max()) if conn.len() else (0, -1)
         polls = pl.Series([self.conn_poll.get(u) for u in range(low, high + 1)], dtype=pl.Int64)
         for u in range(low, high + 1):
             if u != self.conn_no:
@@ -577,6 +577,15 @@ class _State:
         return pl.concat(frames)
 
 
+def _adjacent(df: pl.DataFrame) -> bool:
+    """Whether the frame's lines are in line order, each block's lines together."""
+    conn = df.get_column("conn_no")
+    line = df.get_column("source_line")
+    return df.height < 2 or bool(
+        ((conn.diff().fill_null(0) >= 0) & (line.diff().fill_null(1) > 0)).all()
+    )
+
+
 def _parents(df: pl.DataFrame) -> pl.Series:
     """Each line's parent: the name of the nearest line above it, in the same block, that is
     indented less (what an indentation stack gives). Lines of a block are usually adjacent and
@@ -589,11 +598,7 @@ def _parents(df: pl.DataFrame) -> pl.Series:
           Smooth trip time: 1.500          -> parent "Round-trip information"
     """
     levels = df.get_column("indent").unique().sort().to_list()
-    conn = df.get_column("conn_no")
-    line = df.get_column("source_line")
-    adjacent = df.height < 2 or bool(
-        ((conn.diff().fill_null(0) >= 0) & (line.diff().fill_null(1) > 0)).all()
-    )
+    adjacent = _adjacent(df)
     indent, n1, conn_no = pl.col("indent"), pl.col("n1"), pl.col("conn_no")
     parent = pl.lit(None, dtype=pl.Utf8)
     for lv in levels[1:]:
