@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from datetime import datetime
 
 import polars as pl
@@ -9,6 +10,7 @@ import pytest
 
 from mqcap.errors import InputError
 from mqcap.parsers import driver_csv, rmf_crypto, rmf_workload
+from mqcap.parsers.base import ParseContext
 
 from helpers import FIXTURES, parse_file
 
@@ -164,3 +166,43 @@ def test_binary_data_is_an_error_naming_the_line(tmp_path):
     with pytest.raises(InputError) as err:
         parse_file(rmf_workload.PARSER, binary)
     assert err.value.line == 21 and "binary" in err.value.reason
+
+
+def _cells_row_by_row(texts: list[str]) -> list:
+    """What _block_row (the row-by-row reading) makes of each row: its values or its error."""
+    ctx = ParseContext(path=V2R2, source_file="x")
+    out = []
+    for r, text in enumerate(texts):
+        section = rmf_workload.Section(1, (), {})
+        try:
+            rmf_workload._block_row(ctx, section, r, text)
+            out.append(section.values)
+        except InputError as exc:
+            out.append(exc.reason)
+    return out
+
+
+def _cells_at_once(texts: list[str]) -> list:
+    """The same from block_cells (all rows at once), one section per row."""
+    cells = rmf_workload.block_cells(pl.DataFrame({"r": range(len(texts)), "text": texts}))
+    out: list = [{} for _ in texts]
+    for r, key, col, value, num, bad in cells.iter_rows():
+        if isinstance(out[r], str):
+            continue
+        if col in out[r]:
+            out[r] = f"WORKLOAD ACTIVITY block: {key} appears twice"
+        elif bad:
+            out[r] = f"WORKLOAD ACTIVITY block: {key} {value!r} is not a number"
+        else:
+            out[r][col] = num
+    return out
+
+
+def test_block_cells_read_rows_as_the_row_by_row_reading_does():
+    rng = random.Random(33)
+    words = ["CPU", "SRB", "RCT", "IIT", "HST", "AAP", "IIP", "CP", "AAPCP", "IIPCP", "IOC",
+             "R/S", "AFFIN", "1.5", "12K", "356803K", "N/A", "***", "5.", "-.5", "1.2.3", "0",
+             "-3", ".5K", "1e3", "12M", "X"]  # fmt: skip
+    texts = [ln for p in sorted(RMF.glob("WLMGL*.txt")) for ln in p.read_text().splitlines()]
+    texts += [" ".join(rng.choices(words, k=rng.randint(0, 12))) for _ in range(3000)]
+    assert _cells_at_once(texts) == _cells_row_by_row(texts)

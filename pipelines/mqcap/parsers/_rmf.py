@@ -12,8 +12,12 @@ extra spacing, `` `` single space, ``+`` overprint); a report copied from a PDF 
 none and may have lost the leading blanks of its rows. :class:`ReportPages` hides the difference
 and keeps the page/header state (which report, which interval) for the report parsers.
 
+:class:`ReportFrames` is the same state machine over whole chunks of lines (polars frames):
+only the few lines that may be page titles or headers are looked at one by one.
+
 Example:
     for event, lineno, text in ReportPages(ctx, WORKLOAD_TITLE): ...
+    for frame in ReportFrames(ctx, WORKLOAD_TITLE): ...
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import lru_cache
+
+import polars as pl
 
 from mqcap.parsers.base import ParseContext, text_chunks
 
@@ -34,6 +40,7 @@ CRYPTO_TITLE = "CRYPTO HARDWARE ACTIVITY"
 WORKLOAD_TITLE = "WORKLOAD ACTIVITY"
 CC_CHARS = "10-+ "
 CHUNK_BYTES = 4 << 20
+FRAME_BYTES = 4 << 20  # ReportFrames: lines per frame (peak memory ~ a few times this)
 
 
 def line_chunks(
@@ -271,7 +278,14 @@ def header_fields(text: str, current: Interval) -> Interval | None:
 
 @lru_cache(maxsize=1024)
 def _stamp(date: str, time: str) -> datetime | None:
+    """``mm/dd/yyyy`` + ``hh.mm.ss`` as strptime reads them (None when invalid), without
+    strptime's cost when both are the digits the header regexes match."""
     try:
+        digits = date[:2] + date[3:5] + date[6:] + time[:2] + time[3:5] + time[6:]
+        shaped = len(date) == 10 and len(time) == 8 and date[2] + date[5] + time[2] + time[5]
+        if shaped == "//.." and digits.isdigit() and digits.isascii():
+            y, m, d = int(date[6:]), int(date[:2]), int(date[3:5])
+            return datetime(y, m, d, int(time[:2]), int(time[3:5]), int(time[6:]))
         return datetime.strptime(f"{date} {time}", "%m/%d/%Y %H.%M.%S")
     except ValueError:
         return None
@@ -319,3 +333,235 @@ def number(text: str) -> float | None:
     if not _NUMBER.fullmatch(t):
         return None
     return float(t) * scale
+
+
+# -- the page/header state machine over whole chunks of lines (polars) ---------------------------
+# Python's whitespace among latin-1 characters (str.strip, str.split): the regex engine's \s
+# lacks the four separators \x1c-\x1f.
+_S = r"[\s\x1c-\x1f]"
+# Event codes of ReportFrames' ``ev`` column (the ReportPages events).
+EV_TITLE, EV_PAGE, EV_HEADER, EV_BLANK, EV_LINE = 1, 2, 3, 4, 5
+EVENT_OF = {EV_TITLE: TITLE, EV_PAGE: PAGE, EV_HEADER: HEADER, EV_BLANK: BLANK, EV_LINE: LINE}
+# A superset of the lines page_title may accept (then asked one by one).
+_SPACED_CAND = rf"^{_S}*[A-Z0-9/] . "
+_CAND_WORDS = ["A C T I V I T Y", "z/OS", "RPT VERSION", "PAGE"]
+_CC_CAND = rf"^.?{_S}*[A-Z0-9/] . |A C T I V I T Y|R E P O R T"
+# header_fields' regexes without look-around (Rust regex), same matches.
+_HDR_RX = {
+    "zos_level": rf"z/OS{_S}+(V\d+R\d+)",
+    "system_id": rf"SYSTEM ID{_S}+([^\s\x1c-\x1f]+)",
+    "sysplex": rf"SYSPLEX{_S}+([^\s\x1c-\x1f]+)",
+    "date": rf"(?:^|[^A-Z/])DATE{_S}+(\d\d/\d\d/\d{{4}})",
+    "interval_text": rf"INTERVAL{_S}+(\d+\.\d\d\.\d{{3}})",
+    "rmf_version": rf"RPT VERSION{_S}+(V\d+R\d+)",
+    "time": rf"(?:^|[^-/])TIME{_S}+(\d\d\.\d\d\.\d\d)(?:[^.]|$)",
+}
+ZOS_FIELDS = ("zos_level", "system_id", "sysplex", "date", "interval_text")
+RPT_FIELDS = ("rmf_version", "time")
+
+
+@lru_cache(maxsize=256)  # title lines repeat page after page
+def _line_title(text: str) -> str | None:
+    """ReportPages' title test of one (carriage-control-free, stripped-right) line."""
+    stripped = text.lstrip()
+    if stripped[1:2] == " " and stripped[3:4] == " ":
+        return page_title(text)
+    return _prefixed_title(stripped) if "A C T I V I T Y" in stripped else None
+
+
+class ReportFrames:
+    """:class:`ReportPages` over whole chunks of lines: one polars frame per chunk.
+
+    A frame holds the lines of the wanted report that ReportPages yields, in order: ``line``
+    (number), ``ev`` (EV_TITLE ... EV_LINE), ``text`` (carriage control removed; the title for
+    EV_TITLE; trailing blanks kept) and ``iv``, the page header in force at the line as an index
+    into :attr:`intervals` (0: the one in force when the chunk began). Titles of other reports
+    are kept (EV_TITLE); comment, overprint and skipped lines are counted as ReportPages counts
+    them. Only the few lines that may be titles or page headers are looked at one by one.
+
+    Example:
+        frames = ReportFrames(ctx, WORKLOAD_TITLE)
+        for df in frames:
+            iv = frames.intervals[df["iv"][0]]
+    """
+
+    def __init__(self, ctx: ParseContext, title: str, chunk_bytes: int = FRAME_BYTES) -> None:
+        self.ctx = ctx
+        self.title = title
+        self.chunk_bytes = chunk_bytes
+        self.interval = Interval()
+        self.intervals: list[Interval] = [self.interval]
+        self.reports = 0
+        self.other_titles: set[str] = set()
+        self.carriage_control: bool | None = None
+        self.in_report = False
+
+    def __iter__(self) -> Iterator[pl.DataFrame]:
+        for first, lines in line_chunks(self.ctx, self.chunk_bytes):
+            df = self._frame(first, lines)
+            if df.height:
+                yield df
+
+    def found(self, default: str) -> str:
+        """The other reports' titles seen, for the message when this report was not found."""
+        return ", ".join(sorted(self.other_titles)) or default
+
+    def _frame(self, first: int, lines: list[str]) -> pl.DataFrame:
+        df = pl.DataFrame({"text": pl.Series(lines, dtype=pl.Utf8)})
+        df = df.with_row_index("line", first).with_columns(pl.col("line").cast(pl.Int64))
+        hashed = df["text"].str.starts_with("#")
+        if hashed.any():
+            comment = hashed & df["text"].str.contains(r"^#(?:[^\p{L}\p{N}]|$)")
+            if n := comment.sum():
+                self.ctx.unknown("comment line", n)
+                df = df.filter(~comment)
+        df = self._carriage_control(df)
+        text = pl.col("text")
+        df = df.with_columns(
+            text.str.contains(r"[^\s\x1c-\x1f]").alias("nonblank"),
+            (text.str.contains_any(_CAND_WORDS) | text.str.contains(_SPACED_CAND)).alias("cand"),
+        )
+        in_report, others = self.in_report, bool(self.other_titles)
+        marks = self._marks(df.filter(pl.col("nonblank") & pl.col("cand")))
+        # Few marked lines: put them in place by position (line numbers are consecutive).
+        pos = df["line"].search_sorted(marks["line"])
+        df = df.with_columns(
+            pl.Series("title", [None] * df.height, pl.Utf8).scatter(pos, marks["title"]),
+            pl.Series("mark", [None] * df.height, pl.Int8).scatter(pos, marks["mark"]),
+        )
+        return self._events(df, in_report, others)
+
+    def _carriage_control(self, df: pl.DataFrame) -> pl.DataFrame:
+        """The carriage-control column removed (from the first title on), overprints dropped."""
+        start = 0
+        if self.carriage_control is None:
+            cand = df.filter(pl.col("text").str.contains(_CC_CAND))
+            for i, raw in zip(cand["line"].to_list(), cand["text"].to_list(), strict=True):
+                text = raw.rstrip()
+                if text[:1] == "1" and page_title(text[1:]):
+                    self.carriage_control = True
+                elif page_title(text):
+                    self.carriage_control = False
+                else:
+                    continue
+                start = i - df["line"][0]
+                break
+            else:
+                return df
+        if not self.carriage_control:
+            return df
+        # Only lines starting with 1, 0, - or + change (most start with a blank): those alone.
+        text = df["text"]
+        cc = text.str.contains(r"^[10+\-]")
+        if start:
+            cc = cc & (pl.int_range(0, df.height, eager=True) >= start)
+        at = cc.arg_true()
+        heads = text.gather(at).str.slice(0, 1)
+        over = at.filter(heads == "+")
+        if over.len():
+            self.ctx.skip("overprint line", over.len())
+        moved = at.filter(heads != "+")
+        if moved.len():
+            text = text.scatter(moved, " " + text.gather(moved).str.slice(1))
+        df = df.with_columns(text.alias("text"))
+        if over.len():
+            keep = pl.Series([True] * df.height).scatter(over, False)
+            df = df.filter(keep)
+        return df
+
+    def _marks(self, cand: pl.DataFrame) -> pl.DataFrame:
+        """The candidate lines' titles (``title``) and page-header kinds (``mark``: EV_PAGE,
+        EV_HEADER, or 0 for a ``PAGE n`` line); the page headers read into :attr:`intervals`."""
+        titles = [_line_title(t.rstrip()) for t in cand["text"].to_list()]
+        text = pl.col("text")
+        for title in titles:
+            if title == self.title:
+                self.reports += 1
+            elif title:
+                self.other_titles.add(title)
+        cand = cand.select("line", "text", pl.Series("title", titles, dtype=pl.Utf8))
+        cand = cand.with_columns(self._in_report(), (pl.col("title").is_null()).alias("plain"))
+        if cand.height:
+            self.in_report = bool(cand["in_report"][-1])
+        plain = pl.col("plain") & pl.col("in_report")
+        hdr = cand.filter(plain & text.str.contains_any(["z/OS", "RPT VERSION"]))
+        hdr = hdr.select(
+            "line",
+            *[text.str.extract(rx, 1).alias(f"_{f}") for f, rx in _HDR_RX.items()],
+            text.str.contains("z/OS", literal=True).alias("_zos"),
+            text.str.contains("RPT VERSION", literal=True).alias("_rpt"),
+            text.str.contains_any(["DATE", "SYSTEM"]).alias("_date_or_system"),
+            text.str.contains_any(["SYSTEM ID", "SYSPLEX", "DATE"]).alias("_page_words"),
+        )
+        zos_hdr = pl.col("_zos") & pl.col("_zos_level").is_not_null() & pl.col("_date_or_system")
+        hdr = hdr.with_columns(zos_hdr.alias("_zos_hdr")).with_columns(
+            (~pl.col("_zos_hdr") & pl.col("_rpt") & pl.col("_rmf_version").is_not_null())
+            .alias("_rpt_hdr")
+        )  # fmt: skip
+        hdr = hdr.filter(pl.col("_zos_hdr") | pl.col("_rpt_hdr")).select(
+            "line",
+            pl.when(pl.col("_zos") & pl.col("_page_words")).then(EV_PAGE).otherwise(EV_HEADER)
+            .cast(pl.Int8).alias("mark"),
+            *[pl.when(pl.col("_zos_hdr")).then(pl.col(f"_{f}")).alias(f) for f in ZOS_FIELDS],
+            *[pl.when(pl.col("_rpt_hdr")).then(pl.col(f"_{f}")).alias(f) for f in RPT_FIELDS],
+        )  # fmt: skip
+        self._read_headers(hdr)
+        page_only = cand.filter(plain & text.str.contains(rf"^{_S}*PAGE{_S}+[0-9]+{_S}*$")).select(
+            "line", pl.lit(0, pl.Int8).alias("mark")
+        )
+        marks = pl.concat([hdr.select("line", "mark"), page_only]).unique("line", keep="first")
+        return (
+            cand.select("line", "title")
+            .join(marks, on="line", how="left")
+            .filter(pl.col("title").is_not_null() | pl.col("mark").is_not_null())
+        )
+
+    def _read_headers(self, hdr: pl.DataFrame) -> None:
+        """Page headers, in order, into :attr:`intervals` (a PAGE line starts anew)."""
+        iv = self.interval
+        self.intervals = out = [iv]
+        names = ZOS_FIELDS + RPT_FIELDS
+        for line, mark, *values in hdr.iter_rows():
+            got = {f: v for f, v in zip(names, values, strict=True) if v is not None}
+            if mark == EV_PAGE:
+                iv = Interval(header_line=line, **got)
+            else:
+                now = iv.__dict__.copy()
+                now.update(got)
+                iv = Interval(**now)
+            out.append(iv)
+        self.interval = iv
+
+    def _in_report(self) -> pl.Expr:
+        """In the wanted report at each line: set by the last title (this chunk's or before)."""
+        title = pl.col("title")
+        return (
+            pl.when(title.is_not_null()).then(title == self.title).forward_fill()
+            .fill_null(self.in_report).alias("in_report")
+        )  # fmt: skip
+
+    def _events(self, df: pl.DataFrame, in_report: bool, others: bool) -> pl.DataFrame:
+        """The wanted report's lines with their events; the other lines counted and dropped.
+        ``in_report``, ``others``: in the report, and other titles seen, as the chunk began."""
+        title, mark, nonblank = pl.col("title"), pl.col("mark"), pl.col("nonblank")
+        is_title = title.is_not_null()
+        df = df.with_columns(
+            pl.when(is_title).then(title == self.title).forward_fill()
+            .fill_null(in_report).alias("in_report"),
+        )  # fmt: skip
+        out = ~is_title & nonblank & ~pl.col("in_report")
+        seen = (is_title & (title != self.title)).cum_max() | others
+        counts = df.select(out.alias("out"), seen.alias("seen")).filter("out")["seen"]
+        if n := counts.len():
+            if n_seen := counts.sum():
+                self.ctx.skip("line of another RMF report", n_seen)
+            if n - n_seen:
+                self.ctx.skip("line before the report", n - n_seen)
+        df = df.filter((is_title | pl.col("in_report")) & (mark.is_null() | (mark != 0)))
+        return df.select(
+            "line",
+            pl.when(is_title).then(EV_TITLE).when(~nonblank).then(EV_BLANK)
+            .when(mark.is_not_null()).then(mark).otherwise(EV_LINE).cast(pl.Int8).alias("ev"),
+            pl.when(is_title).then(title).otherwise(pl.col("text")).alias("text"),
+            mark.is_not_null().cum_sum().cast(pl.Int32).alias("iv"),
+        )  # fmt: skip

@@ -32,6 +32,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import polars as pl
+
+from mqcap.errors import InputError
 from mqcap.parsers import _rmf
 from mqcap.parsers.base import TEXT_OR_BINARY_LINEAGE, Batch, ParseContext, Parser, Table
 
@@ -99,7 +102,8 @@ _VALUE_FIRST = frozenset("-0123456789.N*")  # what a _VALUE token can start with
 
 
 def _block_row(ctx: ParseContext, section: Section, lineno: int, text: str) -> None:
-    """Take the SERVICE TIME and APPL % cells of one block row.
+    """Take the SERVICE TIME and APPL % cells of one block row (the row-by-row reading that
+    :func:`block_cells` does for many rows at once; kept as its reference, tests compare them).
 
     Each row holds at most one cell per column, left to right; SERVICE TIME comes before APPL %.
     ``CPU``/``SRB`` of the SERVICE column (service units: ``356803K``) precede SERVICE TIME and
@@ -139,94 +143,308 @@ def _block_row(ctx: ParseContext, section: Section, lineno: int, text: str) -> N
             return
 
 
-def parse(ctx: ParseContext) -> Iterator[Batch]:
-    rows: list[dict] = []
-    iv = _rmf.Interval()
-    section: Section | None = None
+_TOKEN = r"[^\s\x1c-\x1f]+"
+_VALUE_RX = r"^(?:-?[0-9][0-9.]*[KMGT]?|-?\.[0-9]+|N/A|\*+)$"  # _VALUE, whole token
+_SCALE = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 
-    def close(at_eof: bool = False) -> None:
-        nonlocal section
-        if section is None:
+
+def block_cells(rows: pl.DataFrame) -> pl.DataFrame:
+    """The SERVICE TIME and APPL % cells of block rows, as :func:`_block_row` reads them.
+
+    ``rows`` has ``r`` (row number) and ``text``; the result has per cell ``r``, ``key``,
+    ``col`` (the landing column), ``value`` (as printed), ``num`` (None for N/A, stars or a
+    bad number) and ``bad`` (not a number), the SERVICE TIME cell before the APPL % one.
+
+    Example:
+        block_cells(pl.DataFrame({"r": [0], "text": ["IOC 23349 CPU 9.021 CP 1.06"]}))
+    """
+    tok = pl.col("tok")
+    toks = rows.select("r", pl.col("text").str.extract_all(_TOKEN).alias("tok")).explode("tok")
+    toks = toks.drop_nulls("tok")
+    i, v, r = pl.int_range(pl.len()), pl.col("v"), pl.col("r")
+    toks = toks.with_columns(i.alias("i"), tok.str.contains(_VALUE_RX).alias("v"))
+    row_start = (r != r.shift(1)).fill_null(True)
+    toks = toks.with_columns(row_start.alias("rs")).with_columns(
+        (pl.col("rs") | (v != v.shift(1)).fill_null(True)).alias("run")
+    )
+    # A value closes a cell when a word came before it: in a run of values after a word the
+    # 1st, 3rd... do; in a run opening the row the 2nd, 4th... (the 1st is taken as a word).
+    k = pl.col("i") - pl.when(pl.col("run")).then(pl.col("i")).forward_fill()
+    at_row = pl.when(pl.col("run")).then(pl.col("rs")).forward_fill()
+    toks = toks.with_columns((v & ((k % 2 == 1) == at_row)).alias("closer"))
+    # Only one-word keys can be SERVICE TIME or APPL % keys: the word right before the value,
+    # when a value (or the row start) came before that word.
+    closer, rs = pl.col("closer"), pl.col("rs")
+    one_word = ~rs & (rs.shift(1).fill_null(True) | closer.shift(2).fill_null(True))
+    cells = toks.select(
+        "r", pl.when(one_word).then(tok.shift(1)).alias("key"), tok.alias("value"), closer
+    ).filter(closer)
+    return _take_cells(cells)
+
+
+def _take_cells(cells: pl.DataFrame) -> pl.DataFrame:
+    """Per row, the SERVICE TIME cell (first eligible one, unless an APPL-only key comes
+    first) and the APPL % cell after it; their columns and numbers."""
+    key, value, j = pl.col("key"), pl.col("value"), pl.col("j")
+    st_ok = key.is_in(list(ST_KEYS)) & ~(
+        key.is_in(["CPU", "SRB"]) & ~value.str.contains(".", literal=True) & (value != "N/A")
+    )
+    appl_only = key.is_in([k for k in APPL_KEYS if k not in ST_KEYS])
+    cells = cells.with_columns(pl.int_range(pl.len()).alias("j")).with_columns(
+        pl.when(st_ok).then(j).min().over("r").alias("s"),
+        pl.when(appl_only).then(j).min().over("r").alias("p"),
+    )
+    s, p = pl.col("s"), pl.col("p")
+    st = s.is_not_null() & (p.is_null() | (s < p))
+    cells = cells.with_columns(
+        pl.when(st).then(pl.when(key.is_in(list(APPL_KEYS)) & (j > s)).then(j).min().over("r"))
+        .otherwise(p).alias("a")
+    )  # fmt: skip
+    cells = cells.filter((st & (j == s)) | (j == pl.col("a")))
+    is_st = st & (j == s)
+    last = value.str.slice(-1)
+    scaled = last.is_in(list(_SCALE)) & (value.str.len_chars() > 0)
+    body = pl.when(scaled).then(value.str.slice(0, value.str.len_chars() - 1)).otherwise(value)
+    fast = ~scaled & value.str.contains(r"^(?:[0-9]+\.?[0-9]*|\.[0-9]+)$")
+    slow = body.str.contains(r"^(?:-?[0-9]+(?:\.[0-9]+)?|-?\.[0-9]+)$")
+    scale = last.replace_strict(_SCALE, default=1.0, return_dtype=pl.Float64)
+    num = pl.when(fast | slow).then(body.cast(pl.Float64, strict=False) * scale)
+    return cells.select(
+        "r",
+        "key",
+        pl.when(is_st).then(key.replace_strict(ST_KEYS, default=None))
+        .otherwise(key.replace_strict(APPL_KEYS, default=None)).alias("col"),
+        "value",
+        num.alias("num"),
+        (num.is_null() & (value != "N/A") & ~value.str.starts_with("*")).alias("bad"),
+    )  # fmt: skip
+
+
+class _Reader:
+    """The section state machine, fed the structural lines of a chunk one by one (:meth:`event`)
+    and the lines between two of them at once (:meth:`segment`)."""
+
+    def __init__(self, ctx: ParseContext) -> None:
+        self.ctx = ctx
+        self.rows: list[dict] = []
+        self.section: Section | None = None
+        self.pending: list[tuple[Section, int, str]] = []  # block rows not read yet
+        self.closed: list[tuple[float, Section]] = []  # (where it closed, section) not landed
+        self.at = 0  # the line being read
+
+    def close(self, at_eof: bool = False) -> None:
+        """End the open section; its row lands once its block rows are read (:meth:`finish`)."""
+        s, self.section = self.section, None
+        if s is None:
             return
-        s, section = section, None
         if not s.block_seen:
             where = "end of file" if at_eof else "the next section"
-            raise ctx.error(
+            raise self.ctx.error(
                 f"WORKLOAD ACTIVITY {s.row['class_kind']} class {s.row['class_name']} has no "
                 f"SERVICE TIME block before {where} (report cut?)",
                 line=s.line,
             )
-        if "cpu_s" not in s.values:
-            raise ctx.error(
-                f"WORKLOAD ACTIVITY class {s.row['class_name']}: SERVICE TIME block without CPU",
-                line=s.line,
-            )
-        rows.append({**s.row, **s.values})
+        self.closed.append((float("inf") if at_eof else self.at, s))
 
-    pages = _rmf.ReportPages(ctx, _rmf.WORKLOAD_TITLE)
-    for event, lineno, text in pages:
+    def finish(self, failed: tuple[int, InputError] | None = None) -> None:
+        """Read the block rows gathered so far, then land the closed sections; raise the first
+        error in file order (``failed``: a structural one, and where it was found)."""
+        errors = [(failed[0], 1, failed[1])] if failed else []
+        if self.pending and (err := self._read_pending()) is not None:
+            errors.append((err[0], 0, err[1]))
+        for at, s in self.closed:
+            if "cpu_s" not in s.values:
+                errors.append((at, 0, self.ctx.error(
+                    f"WORKLOAD ACTIVITY class {s.row['class_name']}: SERVICE TIME block "
+                    "without CPU", line=s.line,
+                )))  # fmt: skip
+                break
+        if errors:
+            raise min(errors, key=lambda e: e[:2])[2]  # a close before a line's own error
+        self.rows += [{**s.row, **s.values} for _, s in self.closed]
+        self.closed = []
+
+    def _read_pending(self) -> tuple[float, InputError] | None:
+        """The gathered block rows' cells into their sections' values (as _block_row would,
+        row by row); the first duplicate or bad number, if any."""
+        pending, self.pending = self.pending, []
+        rows = pl.DataFrame(
+            {"r": range(len(pending)), "text": [t for _, _, t in pending]},
+            schema={"r": pl.UInt32, "text": pl.Utf8},
+        )
+        cells = block_cells(rows)
+        for r, key, col, value, num, bad in cells.iter_rows():
+            section, lineno, _ = pending[r]
+            if col in section.values:
+                msg = f"WORKLOAD ACTIVITY block: {key} appears twice"
+            elif bad:
+                msg = f"WORKLOAD ACTIVITY block: {key} {value!r} is not a number"
+            else:
+                section.values[col] = num
+                continue
+            return lineno, self.ctx.error(msg, line=lineno)
+        return None
+
+    def event(self, event: str, lineno: int, text: str, iv: _rmf.Interval) -> None:
+        """One line as ReportPages yields it (any line: the structural ones come here)."""
+        section = self.section
         if event is not _rmf.LINE:
-            iv = pages.interval
             if event is _rmf.HEADER:
                 if section is not None and section.interval_key != iv.key:
-                    close()
+                    self.close()
             elif event is _rmf.TITLE and text != _rmf.WORKLOAD_TITLE:
-                close()
+                self.close()
             elif event is not _rmf.PAGE and section is not None:
                 section.in_block = False  # a blank line or a new page ends a SERVICE TIME block
-            continue
-        stripped = text.strip()
+            return
         if "CLASS=" in text and (m := _CLASS.search(text)):
-            close()
-            if iv.date is None or iv.time is None:
-                raise ctx.error("WORKLOAD ACTIVITY section before the page header", line=lineno)
-            group, period, imp = _GROUP.search(text), _PERIOD.search(text), _IMPORTANCE.search(text)
-            section = Section(
-                lineno,
-                iv.key,
-                {
-                    "source_file": ctx.source_file,
-                    "source_line": lineno,
-                    "sysplex": iv.sysplex or iv.system_id,
-                    "zos_level": iv.zos_level,
-                    "interval_start": _rmf.interval_start(ctx, iv, lineno),
-                    "interval_s": _rmf.interval_seconds(ctx, iv, lineno),
-                    "policy": m.group("policy"),
-                    "workload": m.group("workload"),
-                    "class_kind": m.group("kind").lower(),
-                    "class_name": m.group("name"),
-                    "resource_group": group.group(1) if group else None,
-                    "period": int(period.group(1)) if period else None,
-                    "importance": imp.group(1) if imp else None,
-                },
-            )
-            continue
+            self.close()
+            self.section = _new_section(self.ctx, m, lineno, text, iv)
+            return
         if "REPORT BY" in text and _SUMMARY.search(text):
-            close()
-            ctx.skip("workload or policy total section")
-            ctx.nothing_to_land = "a WORKLOAD ACTIVITY report of totals only (no class section)"
-            continue
+            self.close()
+            self.ctx.skip("workload or policy total section")
+            self.ctx.nothing_to_land = (
+                "a WORKLOAD ACTIVITY report of totals only (no class section)"
+            )
+            return
         if section is None:
             if "SERVICE POLICY PAGE" in text:
-                ctx.nothing_to_land = "a WORKLOAD ACTIVITY service policy page"
-            ctx.unknown("workload line outside a class section")
-            continue
+                self.ctx.nothing_to_land = "a WORKLOAD ACTIVITY service policy page"
+            self.ctx.unknown("workload line outside a class section")
+            return
         if "SERVICE TIME" in text and "APPL %" in text:
             if section.block_seen:
-                raise ctx.error("second SERVICE TIME block in one class section", line=lineno)
+                raise self.ctx.error("second SERVICE TIME block in one class section", line=lineno)
             section.block_seen = section.in_block = True
             section.block_rows = 0
-            continue
+            return
         if section.in_block:
-            if stripped.startswith("-") or section.block_rows >= BLOCK_MAX_ROWS:
+            if text.lstrip().startswith("-") or section.block_rows >= BLOCK_MAX_ROWS:
                 section.in_block = False
-                continue
+                return
             section.block_rows += 1
-            _block_row(ctx, section, lineno, text)
-        if len(rows) >= BATCH_ROWS:
-            yield TABLE.name, rows
-            rows = []
-    close(at_eof=True)
+            self.pending.append((section, lineno, text))
+
+    def segment(
+        self, lines: int, line: pl.Series, text: pl.Series, p: int, q: int, ends: bool
+    ) -> None:
+        """The plain lines between two structural ones: ``lines`` lines, of which rows
+        ``p:q`` of ``line``/``text`` are neither blank nor start with a dash and come before the
+        first such line; that line exists when ``ends``."""
+        section = self.section
+        if section is None:
+            if lines:
+                self.ctx.unknown("workload line outside a class section", lines)
+            return
+        if not section.in_block:
+            return
+        room = BLOCK_MAX_ROWS - section.block_rows
+        taken = min(q - p, room)
+        section.block_rows += taken
+        if taken:
+            got = zip(line.slice(p, taken).to_list(), text.slice(p, taken).to_list(), strict=True)
+            self.pending += [(section, lineno, t) for lineno, t in got]
+        if ends or q - p > room:
+            section.in_block = False
+
+
+def _new_section(
+    ctx: ParseContext, m: re.Match, lineno: int, text: str, iv: _rmf.Interval
+) -> Section:
+    if iv.date is None or iv.time is None:
+        raise ctx.error("WORKLOAD ACTIVITY section before the page header", line=lineno)
+    group, period, imp = _GROUP.search(text), _PERIOD.search(text), _IMPORTANCE.search(text)
+    return Section(
+        lineno,
+        iv.key,
+        {
+            "source_file": ctx.source_file,
+            "source_line": lineno,
+            "sysplex": iv.sysplex or iv.system_id,
+            "zos_level": iv.zos_level,
+            "interval_start": _rmf.interval_start(ctx, iv, lineno),
+            "interval_s": _rmf.interval_seconds(ctx, iv, lineno),
+            "policy": m.group("policy"),
+            "workload": m.group("workload"),
+            "class_kind": m.group("kind").lower(),
+            "class_name": m.group("name"),
+            "resource_group": group.group(1) if group else None,
+            "period": int(period.group(1)) if period else None,
+            "importance": imp.group(1) if imp else None,
+        },
+    )
+
+
+_DASHED = r"^[\s\x1c-\x1f]*-"
+# Lines the section state machine reads one by one; the others are read a segment at a time.
+_STRUCTURAL = (
+    (pl.col("ev") == _rmf.EV_TITLE)
+    | (pl.col("ev") == _rmf.EV_HEADER)
+    | (pl.col("ev") == _rmf.EV_LINE)
+    & pl.col("text").str.contains_any(
+        ["CLASS=", "REPORT BY", "SERVICE POLICY PAGE", "SERVICE TIME"]
+    )
+)
+
+
+def _bounds(seg: pl.Series, n: int) -> list[int]:
+    """Where each of the segments 0..n-1 starts in ``seg`` (sorted), and the end."""
+    return seg.search_sorted(pl.arange(0, n + 1, eager=True).cast(seg.dtype)).to_list()
+
+
+def _chunk(reader: _Reader, df: pl.DataFrame, intervals: list[_rmf.Interval]) -> None:
+    """Feed one ReportFrames chunk to the reader: structural lines one by one, the rest by
+    segment (the lines after a structural line, up to the next)."""
+    line_ev, seg = pl.col("ev") == _rmf.EV_LINE, pl.col("seg")
+    ends = (pl.col("ev") == _rmf.EV_BLANK) | line_ev & pl.col("text").str.contains(_DASHED)
+    df = df.with_columns(_STRUCTURAL.alias("st")).with_columns(pl.col("st").cum_sum().alias("seg"))
+    n = int(df["seg"][-1]) + 1 if df.height else 1
+    plain = df.filter(~pl.col("st")).with_columns(ends.alias("end"), line_ev.alias("is_line"))
+    # Ends seen in the segment before a line: the segment's running count less its first one.
+    ended = pl.col("end").cum_sum()
+    base = pl.when(seg != seg.shift(1).fill_null(-1)).then(ended - pl.col("end")).forward_fill()
+    plain = plain.with_columns((ended - base == 0).alias("before"))
+    at = _bounds(plain["seg"], n)
+    line_sum = [0, *plain["is_line"].cum_sum().to_list()]
+    end_sum = [0, *plain["end"].cum_sum().to_list()]
+    rows = plain.filter(pl.col("before") & pl.col("is_line") & ~pl.col("end"))
+    row_at = _bounds(rows["seg"], n)
+    row_line, row_text = rows["line"], rows["text"]
+
+    def segment(k: int) -> None:
+        p, q = at[k], at[k + 1]
+        reader.segment(
+            line_sum[q] - line_sum[p], row_line, row_text, row_at[k], row_at[k + 1],
+            end_sum[q] > end_sum[p],
+        )  # fmt: skip
+
+    segment(0)
+    try:
+        for k, (lineno, ev, text, iv) in enumerate(
+            df.filter(pl.col("st")).select("line", "ev", "text", "iv").iter_rows(), 1
+        ):
+            reader.at = lineno
+            reader.event(_rmf.EVENT_OF[ev], lineno, text, intervals[iv])
+            segment(k)
+    except InputError as err:
+        reader.finish((reader.at, err))
+    reader.finish()
+
+
+def parse(ctx: ParseContext) -> Iterator[Batch]:
+    reader = _Reader(ctx)
+    pages = _rmf.ReportFrames(ctx, _rmf.WORKLOAD_TITLE)
+    for df in pages:
+        _chunk(reader, df, pages.intervals)
+        if len(reader.rows) >= BATCH_ROWS:
+            yield TABLE.name, reader.rows
+            reader.rows = []
+    try:
+        reader.close(at_eof=True)
+    except InputError as err:
+        reader.finish((float("inf"), err))
+    reader.finish()
     if pages.reports == 0:
         found = pages.found("no RMF report")
         raise ctx.error(
@@ -234,8 +452,8 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
             "(mqcap reads CRYPTO HARDWARE ACTIVITY and WORKLOAD ACTIVITY)",
             line=1,
         )
-    if rows:
-        yield TABLE.name, rows
+    if reader.rows:
+        yield TABLE.name, reader.rows
 
 
 PARSER = Parser(
