@@ -255,3 +255,50 @@ def test_the_meta_tables_are_made_and_changed_only_by_the_state_schema():
     code = (package / "warehouse.py").read_text()
     imported = set(re.findall(r"^\s*(?:from|import) (mqcap[\w.]*)", code, re.MULTILINE))
     assert imported <= {"mqcap", "mqcap.errors", "mqcap.parsers", "mqcap.parsers.base"}, imported
+
+
+# Functions over 80 lines (issue 34: "no function over about 80 lines without a reason"): the
+# ones still waiting to be split, with why they are long. A new long function fails the test;
+# split it, or add it here with its reason. Remove an entry once its function is split.
+LONG_FUNCTIONS = {
+    "codegen/smf_suites.py:suite": "one suite's expectations written out, field by field",
+    "generate/chstatus.py:write_chstatus": "a capture written top to bottom, as runmqsc prints it",
+    "generate/history.py:write_history_study": "to split: the builds and the planted shifts",
+    "generate/scenario.py:_plan": "to split: the run plan per study shape",
+    "parsers/amqsrua.py:_elements": "to split: the element table and its units",
+    "parsers/manifest.py:validate": "one check per run.yaml field, in the field order",
+    "parsers/netstat.py:split_frame": "the vectorised split, one expression per column",
+    "parsers/rmf_crypto.py:parse": "to split: being rewritten (issue 33)",
+    "parsers/smf/structures.py:_qjst": "IBM's QJST field list, in record order",
+    "parsers/smf/structures.py:_wq_fields": "IBM's WQ field list, in record order",
+    "parsers/smf/zos_smf70.py:decode_70_2": "the SMF 70-2 sections, in record order",
+    "render/typst_tables.py:table_call": "to split: column widths, header and body",
+    "report/charts.py:cost_chart": "one Altair spec, layer by layer",
+    "report/charts.py:round_trip_chart": "one Altair spec, layer by layer",
+    "report/charts.py:task_stack_chart": "one Altair spec, layer by layer",
+    "report/tables.py:sweep_pivot_tables": "to split: the pivot and the % rows",
+    "settings.py:load": "every setting resolved in precedence order, one block each",
+}
+
+
+def test_no_function_is_longer_than_80_lines_without_a_reason():
+    import ast
+
+    package = PROJECT / "pipelines" / "mqcap"
+    long = {}
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                lines = node.end_lineno - node.lineno + 1
+                if lines > 80:
+                    long[f"{path.relative_to(package)}:{node.name}"] = lines
+    assert {k: v for k, v in long.items() if k not in LONG_FUNCTIONS} == {}
+    # Split so far: build.build (110 lines), validate._run_suite (82), compare._compare_frame
+    # (98), duplicates.copies_in_files (113).
+    split = {
+        "build.py:build",
+        "validate.py:_run_suite",
+        "compare.py:_compare_frame",
+        "duplicates.py:copies_in_files",
+    }
+    assert not split & set(long) and len(LONG_FUNCTIONS) <= 17

@@ -309,15 +309,42 @@ def build(
             schema.ensure(con)  # the views read the landing tables
         _duckdb_views(settings, progress)
     whole = complete or not select
-    incremental = False
-    scope_note = ""
-    # Landing tables must exist before dbt resolves sources, even for formats never dropped.
+    start = _begin(settings, progress, whole=whole, full=full)
+    progress.start("dbt build", total=None, unit="nodes")
+    proc = _dbt_waiting(settings, _dbt_args(select, start.incremental, unit_tests), progress)
+    result = _read_results(settings, proc)
+    # The Spark engine's incremental build says what it carried (mqcap.spark.carry).
+    carried = [
+        ln[len("mqcap: ") :] for ln in proc.stdout.splitlines() if ln.startswith("mqcap: carried ")
+    ]
+    result.scope = "; ".join([start.note, *carried[-1:]]) if start.note else start.note
+    if docs and result.ok:
+        result.docs = write_dbt_docs(settings, progress)
+    _end(settings, progress, result, start, whole=whole)
+    return result
+
+
+@dataclass
+class _Start:
+    """What a build recorded before dbt ran: the files it covers, its inputs' fingerprint,
+    whether it is incremental and the scope's one line."""
+
+    covered: list[int]
+    inputs: str
+    incremental: bool = False
+    note: str = ""
+
+
+def _begin(settings: Settings, progress: Progress, *, whole: bool, full: bool) -> _Start:
+    """Before dbt: the landing tables made (dbt resolves every source, even of formats never
+    dropped), a complete build recorded as running with its scope (``mqcap.ledger.scope``),
+    and on Spark the lake synced."""
     with warehouse.connect(settings.warehouse, on_wait=progress.log) as con:
         schema.ensure(con)
         state = pipeline_state(settings, con)
-        covered, inputs = sorted(state.loaded), state.build_inputs()
+        start = _Start(sorted(state.loaded), state.build_inputs())
         if whole:
-            record_step(con, "build", "running", inputs=inputs, covered=covered)
+            record_step(con, "build", "running", inputs=start.inputs, covered=start.covered)
             scope = (
                 build_scope.Scope(True, reason="asked for")
                 if full
@@ -326,16 +353,20 @@ def build(
             if not scope.full:
                 # Before dbt runs, and kept until a build completes (a killed build's runs stay).
                 runs = build_scope.begin(con, scope)
-                incremental = True
-                scope_note = (
+                start.incremental = True
+                start.note = (
                     f"{len(runs)} run(s) recomputed ({scope.changed_files} file(s) changed)"
                 )
             else:
-                scope_note = scope.describe()
-        if spark:
+                start.note = scope.describe()
+        if settings.engine == "spark":
             from mqcap.spark import lake
 
             progress.log(lake.sync(con, settings.lake).summary())
+    return start
+
+
+def _dbt_args(select: list[str] | None, incremental: bool, unit_tests: bool) -> list[str]:
     args = ["build"]
     if select:
         args += ["--select", *select]
@@ -346,18 +377,17 @@ def build(
     args += ["--exclude-resource-type", "test"]
     if not unit_tests:
         args += ["--exclude-resource-type", "unit_test"]
-    progress.start("dbt build", total=None, unit="nodes")
-    proc = _dbt_waiting(settings, args, progress)
-    result = _read_results(settings, proc)
-    # The Spark engine's incremental build says what it carried (mqcap.spark.carry).
-    carried = [
-        ln[len("mqcap: ") :] for ln in proc.stdout.splitlines() if ln.startswith("mqcap: carried ")
-    ]
-    result.scope = "; ".join([scope_note, *carried[-1:]]) if scope_note else scope_note
-    if docs and result.ok:
-        result.docs = write_dbt_docs(settings, progress)
+    return args
+
+
+def _end(
+    settings: Settings, progress: Progress, result: BuildResult, start: _Start, *, whole: bool
+) -> None:
+    """After dbt: on Spark the marts copied in and old builds pruned; a failure recorded and
+    raised as what it is (damage, the environment, or the data); a complete build's scope
+    snapshot taken and the build recorded done."""
     with warehouse.connect(settings.warehouse, on_wait=progress.log) as con:
-        if spark:
+        if settings.engine == "spark":
             from mqcap.spark import lake
 
             if result.ok:
@@ -365,7 +395,9 @@ def build(
             lake.prune_builds(settings.lake)
         if not result.ok:
             line = _failure_line(result, settings)
-            record_step(con, "build", "failed", inputs=inputs, covered=covered, detail=line)
+            record_step(
+                con, "build", "failed", inputs=start.inputs, covered=start.covered, detail=line
+            )
             if any(warehouse.damaged_text(t) for t in result.failures or [result.log_tail]):
                 raise warehouse.damaged_error(settings.warehouse, Exception(line))
             if _machine_failed(result):
@@ -375,9 +407,8 @@ def build(
                 )
             raise DataError(f"dbt build failed: {line}")
         if whole:
-            build_scope.complete(con, covered, settings.project_root)
-            record_step(con, "build", "done", inputs=inputs, covered=covered)
-    return result
+            build_scope.complete(con, start.covered, settings.project_root)
+            record_step(con, "build", "done", inputs=start.inputs, covered=start.covered)
 
 
 def _duckdb_views(settings: Settings, progress: Progress) -> None:

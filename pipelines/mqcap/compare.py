@@ -90,10 +90,26 @@ def compare_frame(
         ) from None
 
 
-def _compare_frame(
-    con: duckdb.DuckDBPyConnection, a: str, b: str, study: str | None
-) -> tuple[pl.DataFrame, str]:
-    runs = _runs(con, study)
+_FRAME_SCHEMA = {
+    "configuration": pl.String,
+    "point": pl.String,
+    "measure": pl.String,
+    "subject": pl.String,
+    "unit": pl.String,
+    "a_n": pl.Int64,
+    "a_mean": pl.Float64,
+    "b_n": pl.Int64,
+    "b_mean": pl.Float64,
+    "pct_change": pl.Float64,
+    "pct_ci95_low": pl.Float64,
+    "pct_ci95_high": pl.Float64,
+    "interval": pl.String,
+    "verdict": pl.String,
+}
+
+
+def _sides(runs: pl.DataFrame, a: str, b: str):
+    """The two sides, resolved: two different sets of runs of one kind in one study."""
     left, right = resolve(runs, a), resolve(runs, b)
     if left.run_keys == right.run_keys:
         raise UsageError(
@@ -107,6 +123,31 @@ def _compare_frame(
         )
     if left.study != right.study:
         raise UsageError(f"{a!r} is in study {left.study}, {b!r} in {right.study}")
+    return left, right
+
+
+def _groups(rows: pl.DataFrame, left, right, match: str | None) -> dict[tuple, dict]:
+    """(point, measure, subject) -> the unit, a row of the point, and each side's values; a
+    run on both sides compares with nothing."""
+    groups: dict[tuple, dict] = {}
+    for r in rows.iter_rows(named=True):
+        side = "a" if r["run_key"] in left.run_keys else "b"
+        if r["run_key"] in left.run_keys and r["run_key"] in right.run_keys:
+            continue
+        point = "" if match is None else r[match]
+        g = groups.setdefault(
+            (point, r["measure"], r["subject"]),
+            {"unit": r["unit"], "point": r, "a": [], "b": []},
+        )
+        g[side].append(r["measure_value"])
+    return groups
+
+
+def _compare_frame(
+    con: duckdb.DuckDBPyConnection, a: str, b: str, study: str | None
+) -> tuple[pl.DataFrame, str]:
+    runs = _runs(con, study)
+    left, right = _sides(runs, a, b)
     min_pct = runs.filter(pl.col("study") == left.study)["min_change_pct"][0]
     min_pct = noise.DEFAULT_MIN_CHANGE_PCT if min_pct is None else float(min_pct)
     keys = sorted(set(left.run_keys) | set(right.run_keys))
@@ -125,18 +166,7 @@ def _compare_frame(
     info = runs.select(
         "run_key", "configuration", "point_key", "series_key", "workload_point", "point_labels"
     )
-    rows = measures.join(info, on="run_key")
-    groups: dict[tuple, dict] = {}
-    for r in rows.iter_rows(named=True):
-        side = "a" if r["run_key"] in left.run_keys else "b"
-        if r["run_key"] in left.run_keys and r["run_key"] in right.run_keys:
-            continue  # a run on both sides compares with nothing
-        point = "" if match is None else r[match]
-        g = groups.setdefault(
-            (point, r["measure"], r["subject"]),
-            {"unit": r["unit"], "point": r, "a": [], "b": []},
-        )
-        g[side].append(r["measure_value"])
+    groups = _groups(measures.join(info, on="run_key"), left, right, match)
     out = []
     for (_point, measure, subject), g in sorted(groups.items(), key=lambda kv: kv[0]):
         if not g["a"] or not g["b"]:
@@ -166,23 +196,7 @@ def _compare_frame(
                 "verdict": c.verdict,
             }
         )
-    schema = {
-        "configuration": pl.String,
-        "point": pl.String,
-        "measure": pl.String,
-        "subject": pl.String,
-        "unit": pl.String,
-        "a_n": pl.Int64,
-        "a_mean": pl.Float64,
-        "b_n": pl.Int64,
-        "b_mean": pl.Float64,
-        "pct_change": pl.Float64,
-        "pct_ci95_low": pl.Float64,
-        "pct_ci95_high": pl.Float64,
-        "interval": pl.String,
-        "verdict": pl.String,
-    }
-    frame = pl.DataFrame(out, schema=schema)
+    frame = pl.DataFrame(out, schema=_FRAME_SCHEMA)
     if match is None:
         frame = frame.drop("point")
     if left.kind != "build":

@@ -183,70 +183,8 @@ def copies_in_files(
     try:
         last = max(int(f) for f in files)
         for name in names:
-            in_table = [int(f) for f, tables in files.items() if name in tables]
-            ids = ", ".join(str(f) for f in in_table)
-            table = known[name]
-            cols, when = identity_columns(table)
-            on = " and ".join(f"n.{_q(c)} is not distinct from o.{_q(c)}" for c in cols)
-            cond = f"coalesce({_prefixed(when)}, false)"
-            if not prefilter:
-                new, old = _units(table, f"file_id in ({ids})"), _units(table, f"file_id < {last}")
-                con.execute(
-                    f"insert into mqcap_dup_units select distinct n.file_id, n.pos "
-                    f"from ({new}) as n where {cond}"
-                )
-                _insert_pairs(con, new, old, on, cond)
-                continue
-            hashes = _unit_hashes(table, cols, when, last)
-            # hashes of a new file's unit and of a unit of a file loaded before it
-            con.execute(
-                f"""create or replace temp table mqcap_dup_keys as
-                    select h from ({hashes}) group by h
-                    having min(file_id) < max(file_id) and max(file_id) >= {min(in_table)}"""
-            )
-            if not con.execute("select count(*) from mqcap_dup_keys").fetchone()[0]:
-                continue  # no unit of a new file equals one of an earlier file
-            if name in UNIT_COLUMN:
-                con.execute(
-                    f"""create or replace temp table mqcap_dup_cand as
-                        select file_id, unit from ({hashes})
-                        where h in (select h from mqcap_dup_keys)"""
-                )
-                units = (
-                    f"(file_id, {UNIT_COLUMN[name]}) in (select file_id, unit from mqcap_dup_cand)"
-                )
-                new = _units(table, f"file_id in ({ids})", units)
-                old = _units(table, f"file_id < {last}", units)
-            else:
-                shared = f"hash({', '.join(_q(c) for c in cols)}) in (select h from mqcap_dup_keys)"
-                new = _units(table, f"file_id in ({ids}) and {shared}")
-                old = _units(table, f"file_id < {last} and {shared}")
-            _insert_pairs(con, new, old, on, cond)
-        # The records (positions of units with an identity, in every table) of the files that
-        # repeat any: the "of N records" of their sentence.
-        repeating = [
-            f for (f,) in con.execute("select distinct file_id from mqcap_dup_pairs").fetchall()
-        ]
-        for name in names if repeating and prefilter else []:
-            ids = ", ".join(str(int(f)) for f in repeating if name in files[f])
-            if ids:
-                table = known[name]
-                positions = _positions(table, identity_columns(table)[1], f"file_id in ({ids})")
-                con.execute(f"insert into mqcap_dup_units select distinct * from ({positions})")
-        rows = con.execute(
-            """with records as (
-                    select file_id, count(distinct pos) as n from mqcap_dup_units group by file_id
-                ),
-                best as (
-                    select file_id, pos, min((first_id, first_order)) as k,
-                           arg_min(first_file, (first_id, first_order)) as first_file,
-                           arg_min(first_pos, (first_id, first_order)) as first_pos
-                    from mqcap_dup_pairs group by file_id, pos
-                )
-                select file_id, first_file, arg_min(first_pos, k), count(*), any_value(records.n)
-                from best join records using (file_id)
-                group by file_id, first_file order by file_id, min(k)"""
-        ).fetchall()
+            _table_pairs(con, name, known[name], files, last, prefilter)
+        rows = _per_file(con, names, known, files, prefilter)
     finally:
         con.execute(
             "drop table if exists mqcap_dup_units; drop table if exists mqcap_dup_pairs; "
@@ -259,6 +197,80 @@ def copies_in_files(
             records, prior.copies + n, (*prior.first_files, (first_file, first_pos))
         )
     return found
+
+
+def _table_pairs(
+    con: duckdb.DuckDBPyConnection, name: str, table, files: dict, last: int, prefilter: bool
+) -> None:
+    """Add to ``mqcap_dup_pairs`` the units of landing table ``name`` that the new files
+    repeat from earlier ones (hashes first, then the exact comparison of those units only)."""
+    in_table = [int(f) for f, tables in files.items() if name in tables]
+    ids = ", ".join(str(f) for f in in_table)
+    cols, when = identity_columns(table)
+    on = " and ".join(f"n.{_q(c)} is not distinct from o.{_q(c)}" for c in cols)
+    cond = f"coalesce({_prefixed(when)}, false)"
+    if not prefilter:
+        new, old = _units(table, f"file_id in ({ids})"), _units(table, f"file_id < {last}")
+        con.execute(
+            f"insert into mqcap_dup_units select distinct n.file_id, n.pos "
+            f"from ({new}) as n where {cond}"
+        )
+        _insert_pairs(con, new, old, on, cond)
+        return
+    hashes = _unit_hashes(table, cols, when, last)
+    # hashes of a new file's unit and of a unit of a file loaded before it
+    con.execute(
+        f"""create or replace temp table mqcap_dup_keys as
+            select h from ({hashes}) group by h
+            having min(file_id) < max(file_id) and max(file_id) >= {min(in_table)}"""
+    )
+    if not con.execute("select count(*) from mqcap_dup_keys").fetchone()[0]:
+        return  # no unit of a new file equals one of an earlier file
+    if name in UNIT_COLUMN:
+        con.execute(
+            f"""create or replace temp table mqcap_dup_cand as
+                select file_id, unit from ({hashes})
+                where h in (select h from mqcap_dup_keys)"""
+        )
+        units = f"(file_id, {UNIT_COLUMN[name]}) in (select file_id, unit from mqcap_dup_cand)"
+        new = _units(table, f"file_id in ({ids})", units)
+        old = _units(table, f"file_id < {last}", units)
+    else:
+        shared = f"hash({', '.join(_q(c) for c in cols)}) in (select h from mqcap_dup_keys)"
+        new = _units(table, f"file_id in ({ids}) and {shared}")
+        old = _units(table, f"file_id < {last} and {shared}")
+    _insert_pairs(con, new, old, on, cond)
+
+
+def _per_file(
+    con: duckdb.DuckDBPyConnection, names: list[str], known: dict, files: dict, prefilter: bool
+) -> list[tuple]:
+    """(file_id, first file, first position, copies, records) per file and the file it
+    repeats: the records (positions of units with an identity, in every table) of the files
+    that repeat any are the "of N records" of their sentence."""
+    repeating = [
+        f for (f,) in con.execute("select distinct file_id from mqcap_dup_pairs").fetchall()
+    ]
+    for name in names if repeating and prefilter else []:
+        ids = ", ".join(str(int(f)) for f in repeating if name in files[f])
+        if ids:
+            table = known[name]
+            positions = _positions(table, identity_columns(table)[1], f"file_id in ({ids})")
+            con.execute(f"insert into mqcap_dup_units select distinct * from ({positions})")
+    return con.execute(
+        """with records as (
+                select file_id, count(distinct pos) as n from mqcap_dup_units group by file_id
+            ),
+            best as (
+                select file_id, pos, min((first_id, first_order)) as k,
+                       arg_min(first_file, (first_id, first_order)) as first_file,
+                       arg_min(first_pos, (first_id, first_order)) as first_pos
+                from mqcap_dup_pairs group by file_id, pos
+            )
+            select file_id, first_file, arg_min(first_pos, k), count(*), any_value(records.n)
+            from best join records using (file_id)
+            group by file_id, first_file order by file_id, min(k)"""
+    ).fetchall()
 
 
 def _insert_pairs(con: duckdb.DuckDBPyConnection, new: str, old: str, on: str, cond: str) -> None:

@@ -655,45 +655,48 @@ def _run_suite(
         table,
     )
     for r in detail.results:
-        cfg = r.expectation_config
-        res = r.result or {}
-        column = cfg.kwargs.get("column")
-        examples = []
-        for item in (res.get("unexpected_index_list") or [])[:20]:
-            example = {
-                "file": _text(item.get("_file")) or None,
-                "run": _text(item.get("_run")) or None,
-                "position": _text(item.get("_position")) or None,
-            }
-            if column and column in item:
-                example["value"] = _plain(item[column])
-            examples.append(example)
-        unexpected = int(res.get("unexpected_count") or len(df))
-        if cfg.type == "expect_table_row_count_to_equal" and ledger is not None:
-            examples = _count_mismatches(df, ledger)
-            unexpected = abs(len(df) - int(params.get("ledger_rows", 0)))
-        if not examples and res.get("unexpected_index_list") is None:
-            # Table-level expectation (row count...): every file and run validated is suspect.
-            pairs = sorted(
-                {(_text(a), _text(b)) for a, b in zip(df["_file"], df["_run"], strict=True)}
-            )
-            examples = [{"file": f or None, "run": r_ or None} for f, r_ in pairs[:5]]
-            if res.get("observed_value") is not None:
-                for e in examples:
-                    e["value"] = res["observed_value"]
-        if not examples and r.exception_info and r.exception_info.get("raised_exception"):
-            examples = [{"value": r.exception_info.get("exception_message")}]
-        out.failures.append(
-            Failure(
-                suite=spec["name"],
-                expectation=cfg.type,
-                column=column,
-                table=table,
-                unexpected=unexpected,
-                examples=examples,
-            )
-        )
+        out.failures.append(_failure(spec["name"], table, r, df, params, ledger))
     return out
+
+
+def _failure(suite: str, table: str, r, df, params: dict, ledger) -> Failure:
+    """A failed expectation's result (COMPLETE format) as a Failure naming up to 20 rows by
+    file, run and position; a table-level one (a row count) names the files and runs
+    validated, the ledger's count against the table's when it is the row count."""
+    cfg = r.expectation_config
+    res = r.result or {}
+    column = cfg.kwargs.get("column")
+    examples = []
+    for item in (res.get("unexpected_index_list") or [])[:20]:
+        example = {
+            "file": _text(item.get("_file")) or None,
+            "run": _text(item.get("_run")) or None,
+            "position": _text(item.get("_position")) or None,
+        }
+        if column and column in item:
+            example["value"] = _plain(item[column])
+        examples.append(example)
+    unexpected = int(res.get("unexpected_count") or len(df))
+    if cfg.type == "expect_table_row_count_to_equal" and ledger is not None:
+        examples = _count_mismatches(df, ledger)
+        unexpected = abs(len(df) - int(params.get("ledger_rows", 0)))
+    if not examples and res.get("unexpected_index_list") is None:
+        # Table-level expectation (row count...): every file and run validated is suspect.
+        pairs = sorted({(_text(a), _text(b)) for a, b in zip(df["_file"], df["_run"], strict=True)})
+        examples = [{"file": f or None, "run": r_ or None} for f, r_ in pairs[:5]]
+        if res.get("observed_value") is not None:
+            for e in examples:
+                e["value"] = res["observed_value"]
+    if not examples and r.exception_info and r.exception_info.get("raised_exception"):
+        examples = [{"value": r.exception_info.get("exception_message")}]
+    return Failure(
+        suite=suite,
+        expectation=cfg.type,
+        column=column,
+        table=table,
+        unexpected=unexpected,
+        examples=examples,
+    )
 
 
 def _store(

@@ -25,6 +25,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass
 
 import duckdb
@@ -299,7 +300,9 @@ def ensure_meta(con: duckdb.DuckDBPyConnection) -> list[int]:
             con.execute(f"insert into {VERSION} values (?)", [todo[-1].number])
         con.commit()
     except BaseException:
-        con.rollback()
+        # A failed commit already ended the transaction: its error, not rollback's, is raised.
+        with suppress(duckdb.TransactionException):
+            con.rollback()
         raise
     return [m.number for m in todo]
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -572,7 +573,9 @@ def record_validation(con: duckdb.DuckDBPyConnection, at: datetime, results: lis
         )
         con.commit()
     except BaseException:
-        con.rollback()
+        # A failed commit already ended the transaction: its error, not rollback's, is raised.
+        with suppress(duckdb.TransactionException):
+            con.rollback()
         raise
 
 
