@@ -302,3 +302,46 @@ def test_no_function_is_longer_than_80_lines_without_a_reason():
         "duplicates.py:copies_in_files",
     }
     assert not split & set(long) and len(LONG_FUNCTIONS) <= 17
+
+
+def _imports_of(path, modules: set[str]) -> set[str]:
+    """The mqcap modules a module imports, at its top or inside its functions."""
+    import ast
+
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for alias in node.names:
+                name = f"{node.module}.{alias.name}"
+                found.add(name if name in modules else node.module)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return found & modules
+
+
+def test_no_import_cycle_among_mqcap_modules():
+    """No module reaches itself through its imports, counting the imports inside functions
+    (a deferred import hides a cycle, it does not remove it)."""
+    package = PROJECT / "pipelines"
+    paths = {}
+    for path in (package / "mqcap").rglob("*.py"):
+        name = ".".join(path.relative_to(package).with_suffix("").parts)
+        paths[name.removesuffix(".__init__")] = path
+    graph = {name: _imports_of(path, set(paths)) for name, path in paths.items()}
+    cycles = []
+    for start in sorted(graph):
+        # a path from one of start's imports back to start
+        seen, stack = set(), [(m, [start, m]) for m in sorted(graph[start])]
+        while stack:
+            node, trail = stack.pop()
+            if node == start:
+                cycles.append(" -> ".join(trail))
+                break
+            if node in seen:
+                continue
+            seen.add(node)
+            stack.extend((m, [*trail, m]) for m in sorted(graph[node]))
+    assert cycles == []
+    # The walk sees the imports it looks for.
+    assert "mqcap.warehouse" in graph["mqcap.ledger.schema"]
+    assert "mqcap.generate.sweep" in graph["mqcap.generate.scenario"]  # inside a function

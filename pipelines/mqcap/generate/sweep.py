@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
-from mqcap.generate.scenario import RunPlan, ScenarioError
+from mqcap.generate.plan import RunPlan, ScenarioError
 from mqcap.parsers._clock import parse_offset
 
 
