@@ -345,3 +345,65 @@ def test_no_import_cycle_among_mqcap_modules():
     # The walk sees the imports it looks for.
     assert "mqcap.warehouse" in graph["mqcap.ledger.schema"]
     assert "mqcap.generate.sweep" in graph["mqcap.generate.scenario"]  # inside a function
+
+
+# mqcap's layers, lowest first: a module imports its own layer and those below, never above
+# (docs/developer.md "Layout"). A new top-level module or package gets its layer here.
+LAYERS = (
+    (
+        "settings and the small helpers",
+        {
+            "mqcap",
+            "errors",
+            "environment",
+            "names",
+            "faults",
+            "interrupt",
+            "progress",
+            "untraced",
+            "settings",
+        },
+    ),
+    (
+        "parsers and the store",
+        {"parsers", "synth", "warehouse", "parse_cache", "lifeline", "offline"},
+    ),
+    ("the state package", {"ledger", "reconcile"}),
+    (
+        "the steps",
+        {"ingest", "ingest_pool", "duplicates", "validate", "build", "spark", "noise", "parity"},
+    ),
+    (
+        "reports and readers",
+        {"reports", "report", "render", "pipeline", "compare", "export", "shell", "sqlquery"},
+    ),
+    ("commands and tools", {"cli", "watch", "scaffold", "codegen", "generate"}),
+)
+
+
+def test_no_module_imports_a_layer_above_its_own():
+    package = PROJECT / "pipelines"
+    paths = {}
+    for path in (package / "mqcap").rglob("*.py"):
+        name = ".".join(path.relative_to(package).with_suffix("").parts)
+        paths[name.removesuffix(".__init__")] = path
+
+    def layer(module: str) -> int:
+        top = module.removeprefix("mqcap.").split(".")[0]
+        return next(n for n, (_, names) in enumerate(LAYERS) if top in names)
+
+    unplaced = sorted(
+        {
+            m
+            for m in paths
+            if not any(m.removeprefix("mqcap.").split(".")[0] in names for _, names in LAYERS)
+        }
+    )
+    assert unplaced == [], "give these modules a layer in LAYERS"
+    upward = [
+        f"{m} ({LAYERS[layer(m)][0]}) imports {i} ({LAYERS[layer(i)][0]})"
+        for m, path in sorted(paths.items())
+        for i in sorted(_imports_of(path, set(paths)))
+        if layer(i) > layer(m)
+    ]
+    assert upward == []

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -163,14 +164,13 @@ def reports_fingerprint(settings: Settings) -> str:
     (``mqcap.report``, ``mqcap.render`` and onwards, with their stylesheet and templates), the
     renderer (the Quarto CLI found on PATH, or mqcap's own) and the drawing and converting
     libraries' versions."""
-    from mqcap.render.quarto import quarto_path
-
     files = files_fingerprint(settings.reports_src, ("*.qmd", "_quarto.yml"))
     sources = codeprint.texts(settings.reports_src, ("*.qmd",))
     # The renderer mqcap drives is part of what a report is made from too.
     sources.append("import mqcap.render")
     code = codeprint.code_fingerprint(sources, REPORT_LIBRARIES)
-    return _hash(files, code, f"quarto={quarto_path() or 'own'}")
+    # The engine mqcap.render picks: the Quarto CLI when it is on PATH (render.quarto.quarto_path).
+    return _hash(files, code, f"quarto={shutil.which('quarto') or 'own'}")
 
 
 # ----------------------------------------------------------------------------- state
