@@ -35,11 +35,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(autouse=True)
 def report_connection_closed():
-    """The report queries' one warehouse connection (mqcap.report.queries) closed after each
+    """The report queries' one warehouse connection (mqcap.sections.queries) closed after each
     test that opened it, as a report's last cell closes it: no test leaves a warehouse open
     in its worker for the next test to meet."""
     yield
-    queries = sys.modules.get("mqcap.report.queries")
+    queries = sys.modules.get("mqcap.sections.queries")
     if queries is not None:
         queries.close()
 

@@ -1,6 +1,6 @@
 """A small warehouse holding only the marts the report modules read, filled by hand.
 
-Unit tests of ``mqcap.report`` (queries, tables, charts) and the render test of a study of
+Unit tests of ``mqcap.sections`` (queries, tables, charts) and the render test of a study of
 hundreds of runs use it: no dbt build, so the tests stay fast and every value is known. The
 columns follow the issue-15 contract between reports-data and reports-view
 (/work/wt/COORDINATION.md); a mart left out reads as an empty frame, as in an older warehouse.

@@ -42,8 +42,8 @@ def _touch(path: Path) -> None:
 @pytest.mark.parametrize(
     ("changed", "owes_report", "owes_build"),
     [
-        ("report/tables.py", True, False),  # a report module the .qmd imports
-        ("report/labels.py", True, False),  # imported by another report module
+        ("sections/tables.py", True, False),  # a report module the .qmd imports
+        ("sections/labels.py", True, False),  # imported by another report module
         ("render/report.css", True, False),  # package data beside the renderer
         ("render/report-header.typ", True, False),
         ("render/typst_tables.py", True, False),  # reached through the renderer only
@@ -78,23 +78,28 @@ def test_a_library_upgrade_owes_the_step(
 
 
 def test_the_import_graph_is_read_from_the_import_statements() -> None:
-    text = "from mqcap.report import charts as ch, text\nimport mqcap.noise as n\n"
+    text = "from mqcap.sections import charts as ch, text\nimport mqcap.noise as n\n"
     assert codeprint.imports_of_text(text) == {
-        "mqcap.report",
-        "mqcap.report.charts",
-        "mqcap.report.text",
+        "mqcap.sections",
+        "mqcap.sections.charts",
+        "mqcap.sections.text",
         "mqcap.noise",
     }
     # Relative imports inside the package count too.
-    assert codeprint.imports_of_text("from .labels import size_label", "mqcap.report") == {
-        "mqcap.report.labels",
-        "mqcap.report.labels.size_label",
+    assert codeprint.imports_of_text("from .labels import size_label", "mqcap.sections") == {
+        "mqcap.sections.labels",
+        "mqcap.sections.labels.size_label",
     }
     files = {
         p.relative_to(codeprint.package_root()).as_posix()
-        for p in codeprint.module_closure(["mqcap.report.tables"])
+        for p in codeprint.module_closure(["mqcap.sections.tables"])
     }
-    assert {"report/tables.py", "report/labels.py", "report/__init__.py", "__init__.py"} <= files
+    assert {
+        "sections/tables.py",
+        "sections/labels.py",
+        "sections/__init__.py",
+        "__init__.py",
+    } <= files
     assert "parsers/netstat.py" not in files
 
 
@@ -116,7 +121,7 @@ def test_a_rendered_report_is_stale_after_a_report_code_change(
     )  # fmt: skip
     state.rows[("report", "s", "html")] = [row]
     assert state.report_state("s", "html") == "ok"
-    _touch(package / "report" / "charts.py")
+    _touch(package / "sections" / "charts.py")
     fresh = pipeline_state(project_settings)
     fresh.rows[("report", "s", "html")] = [row]
     assert fresh.report_state("s", "html") == "stale"

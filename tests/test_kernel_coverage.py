@@ -11,7 +11,7 @@ import sys
 from coverage import CoverageData
 
 from mqcap.render.execute import measuring_coverage
-from mqcap.report import labels
+from mqcap.sections import labels
 
 SCRIPT = """
 import sys
@@ -20,7 +20,7 @@ from mqcap.render.qmd import parse_qmd
 from mqcap.render.execute import build_notebook, execute_notebook
 doc = parse_qmd(Path(sys.argv[1]))
 execute_notebook(build_notebook(doc, None), doc)
-assert "mqcap.report.labels" not in sys.modules  # only the kernel runs it
+assert "mqcap.sections.labels" not in sys.modules  # only the kernel runs it
 """
 
 QMD = """---
@@ -28,7 +28,7 @@ title: kernel coverage
 ---
 
 ```{python}
-from mqcap.report.labels import size_label
+from mqcap.sections.labels import size_label
 print(size_label(2048))
 ```
 """

@@ -273,10 +273,10 @@ LONG_FUNCTIONS = {
     "parsers/smf/structures.py:_wq_fields": "IBM's WQ field list, in record order",
     "parsers/smf/zos_smf70.py:decode_70_2": "the SMF 70-2 sections, in record order",
     "render/typst_tables.py:table_call": "to split: column widths, header and body",
-    "report/charts.py:cost_chart": "one Altair spec, layer by layer",
-    "report/charts.py:round_trip_chart": "one Altair spec, layer by layer",
-    "report/charts.py:task_stack_chart": "one Altair spec, layer by layer",
-    "report/tables.py:sweep_pivot_tables": "to split: the pivot and the % rows",
+    "sections/charts.py:cost_chart": "one Altair spec, layer by layer",
+    "sections/charts.py:round_trip_chart": "one Altair spec, layer by layer",
+    "sections/charts.py:task_stack_chart": "one Altair spec, layer by layer",
+    "sections/tables.py:sweep_pivot_tables": "to split: the pivot and the % rows",
     "settings.py:load": "every setting resolved in precedence order, one block each",
 }
 
@@ -375,7 +375,7 @@ LAYERS = (
     ),
     (
         "reports and readers",
-        {"reports", "report", "render", "pipeline", "compare", "export", "shell", "sqlquery"},
+        {"publish", "sections", "render", "pipeline", "compare", "export", "shell", "sqlquery"},
     ),
     ("commands and tools", {"cli", "watch", "scaffold", "codegen", "generate"}),
 )

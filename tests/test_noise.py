@@ -227,7 +227,7 @@ def test_every_measure_has_a_direction():
 def test_report_rows_split_significant_from_the_rest():
     import pandas as pd
 
-    from mqcap.report import changes as chg
+    from mqcap.sections import changes as chg
 
     base = {
         "configuration": "B", "workload_point": "request_reply, 2048 B", "point_labels": None,

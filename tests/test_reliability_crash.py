@@ -441,7 +441,7 @@ def _project_copy(dest: Path) -> Path:
 
 def _change_report_code(project: Path) -> None:
     """One byte more in a module every report imports (a comment): the reports are owed."""
-    module = project / "pipelines" / "mqcap" / "report" / "tables.py"
+    module = project / "pipelines" / "mqcap" / "sections" / "tables.py"
     with open(module, "a") as fh:
         fh.write("#\n")
 

@@ -22,7 +22,7 @@ import pytest
 from mqcap.build import build
 from mqcap.errors import UsageError
 from mqcap.ingest import ingest
-from mqcap.reports import render_reports
+from mqcap.publish import render_reports
 from mqcap.validate import validate
 
 from helpers import query

@@ -14,11 +14,11 @@ import duckdb
 import pandas as pd
 import pytest
 
-from mqcap.report import charts as ch
-from mqcap.report import labels as lb
-from mqcap.report import queries as q
-from mqcap.report import tables as tb
-from mqcap.report import text as tx
+from mqcap.sections import charts as ch
+from mqcap.sections import labels as lb
+from mqcap.sections import queries as q
+from mqcap.sections import tables as tb
+from mqcap.sections import text as tx
 
 from helpers import PROJECT
 from report_support import THREADS, thread_sweep_study, write_warehouse

@@ -14,8 +14,8 @@ import duckdb
 import pandas as pd
 import pytest
 
-from mqcap.report import changes, distributed
-from mqcap.report import queries as q
+from mqcap.sections import changes, distributed
+from mqcap.sections import queries as q
 
 from helpers import PROJECT, copy_warehouse
 

@@ -15,7 +15,7 @@ import pytest
 from pypdf import PdfReader
 
 from mqcap.render import render_report
-from mqcap.report.text import md
+from mqcap.sections.text import md
 from mqcap.settings import find_project_root
 
 from browser_support import ChartFinder, load_page, past_right_edge

@@ -191,7 +191,7 @@ def test_every_mart_column_is_described_in_the_model_yaml(built):
 
 
 def test_every_marts_first_column_is_its_key(built):
-    """The report's reads sort by the mart's first column last (mqcap.report.queries._mart),
+    """The report's reads sort by the mart's first column last (mqcap.sections.queries._mart),
     so that column must be the key the mart's primary_key check holds unique."""
     import yaml
 

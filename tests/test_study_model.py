@@ -25,8 +25,8 @@ from mqcap.generate.sweep import expand_sweep
 from mqcap.ingest import ingest
 from mqcap.ledger.steps import pipeline_state
 from mqcap.render import render_report
-from mqcap.report import queries as q
-from mqcap.report import tables as tb
+from mqcap.sections import queries as q
+from mqcap.sections import tables as tb
 from mqcap.settings import Settings
 
 from helpers import PROJECT, query

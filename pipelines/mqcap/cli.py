@@ -320,7 +320,7 @@ def report(ctx: click.Context, study: tuple[str, ...], fmt: str, force: bool) ->
     Example:
       mqcap report --study attls --format pdf
     """
-    from mqcap.reports import render_reports
+    from mqcap.publish import render_reports
 
     s = _settings(ctx)
     with make_progress(s.quiet) as progress:

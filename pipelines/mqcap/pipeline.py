@@ -22,7 +22,7 @@ from mqcap.ledger import files as ledger_files
 from mqcap.ledger.files import tables_of_kinds
 from mqcap.ledger.steps import PipelineState, pipeline_state
 from mqcap.progress import Progress
-from mqcap.reports import FORMATS, ReportResult, render_reports
+from mqcap.publish import FORMATS, ReportResult, render_reports
 from mqcap.settings import Settings, outputs_dir
 from mqcap.validate import ValidationReport, validate
 

@@ -2,7 +2,7 @@
 computed, never assumed).
 
 A report is made from its ``.qmd`` files and from every mqcap module those files import,
-directly or through other mqcap modules (``mqcap.report``, ``mqcap.render`` and what they
+directly or through other mqcap modules (``mqcap.sections``, ``mqcap.render`` and what they
 import), the package data beside those modules (the stylesheet, the HTML and Typst templates)
 and the libraries that draw and convert it. A build is made from the dbt project's files and
 from the mqcap modules its Python models import (``mqcap.noise``). The module set is read from
@@ -10,7 +10,7 @@ the import statements themselves (the import graph), never from a hand-kept list
 a report starts to use is covered the day it is imported.
 
 Example:
-    imports_of_text("from mqcap.report import charts as ch")  # {"mqcap.report", "mqcap.report.charts"}
+    imports_of_text("from mqcap.sections import charts as ch")  # {"mqcap.sections", "mqcap.sections.charts"}
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ def _module_file(name: str, root: Path) -> Path | None:
 
 
 def _absolute(name: str, package: str) -> str:
-    # `.x` inside mqcap.report -> mqcap.report.x; `..x` -> mqcap.x
+    # `.x` inside mqcap.sections -> mqcap.sections.x; `..x` -> mqcap.x
     dots = len(name) - len(name.lstrip("."))
     if not dots:
         return name
@@ -64,8 +64,8 @@ def imports_of_text(text: str, package: str = "mqcap") -> set[str]:
     when files are looked up.
 
     Example:
-        >>> sorted(imports_of_text("from mqcap.report import charts as ch, text"))
-        ['mqcap.report', 'mqcap.report.charts', 'mqcap.report.text']
+        >>> sorted(imports_of_text("from mqcap.sections import charts as ch, text"))
+        ['mqcap.sections', 'mqcap.sections.charts', 'mqcap.sections.text']
     """
     out: set[str] = set()
     for m in _IMPORT.finditer(text):

@@ -161,7 +161,7 @@ def suites_fingerprint(settings: Settings, scope: str) -> str:
 
 def reports_fingerprint(settings: Settings) -> str:
     """What a report is made from: the Quarto sources, every mqcap module they import
-    (``mqcap.report``, ``mqcap.render`` and onwards, with their stylesheet and templates), the
+    (``mqcap.sections``, ``mqcap.render`` and onwards, with their stylesheet and templates), the
     renderer (the Quarto CLI found on PATH, or mqcap's own) and the drawing and converting
     libraries' versions."""
     files = files_fingerprint(settings.reports_src, ("*.qmd", "_quarto.yml"))

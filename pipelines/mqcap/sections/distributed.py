@@ -5,7 +5,7 @@ rates). Every number comes from a mart: per run ``fct_run_measures``, per interv
 ``fct_distributed_series``; this module only selects, reshapes and draws.
 
 Example:
-    from mqcap.report import distributed as dm
+    from mqcap.sections import distributed as dm
     per_run = dm.run_measures("threadsweep")
     chart(dm.measures_chart(per_run, colors, "Figure 9: ...", ["scenario"]))
 """
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from mqcap.report import queries as q
-from mqcap.report.charts import _titled, color_scale, sweep_panels, threads_x
+from mqcap.sections import queries as q
+from mqcap.sections.charts import _titled, color_scale, sweep_panels, threads_x
 
 # The measures this section shows, in order, with their labels (unit included).
 MEASURES = {
@@ -259,6 +259,6 @@ def _labels(per_run: pd.DataFrame) -> pd.DataFrame:
 
 
 def _size(value) -> str:
-    from mqcap.report.labels import size_label
+    from mqcap.sections.labels import size_label
 
     return "–" if pd.isna(value) else size_label(value)

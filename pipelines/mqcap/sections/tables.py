@@ -1,7 +1,7 @@
 """Shaping mart frames for report tables (pure pandas, no warehouse access).
 
 Example:
-    from mqcap.report import queries as q, tables as t
+    from mqcap.sections import queries as q, tables as t
     t.cost_table(q.address_space_costs("attls"))
 """
 
@@ -11,7 +11,7 @@ import itertools
 
 import pandas as pd
 
-from mqcap.report.labels import KEY_STRENGTHS, ROLES, duration_label, natural_sorted, size_label
+from mqcap.sections.labels import KEY_STRENGTHS, ROLES, duration_label, natural_sorted, size_label
 
 
 def cost_table(costs: pd.DataFrame) -> pd.DataFrame:

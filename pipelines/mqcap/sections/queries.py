@@ -7,7 +7,7 @@ not built yet reads as an empty frame, so a report section says what is missing 
 crashing.
 
 Example:
-    from mqcap.report import queries as q
+    from mqcap.sections import queries as q
     costs = q.address_space_costs("attls")
 """
 
@@ -22,7 +22,7 @@ import duckdb
 import pandas as pd
 
 from mqcap import environment as variables
-from mqcap.report.labels import PALETTE, label_series
+from mqcap.sections.labels import PALETTE, label_series
 from mqcap.settings import Settings
 
 

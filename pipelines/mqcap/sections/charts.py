@@ -7,7 +7,7 @@ entry it has; a panel holds at most :data:`MAX_LINES_PER_PANEL` series, and only
 that have data get a panel.
 
 Example:
-    from mqcap.report import charts as c, queries as q
+    from mqcap.sections import charts as c, queries as q
     c.cost_chart(q.address_space_costs("attls"), q.config_colors("attls"), "Figure 1: ...")
 """
 
@@ -19,8 +19,8 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from mqcap.report.labels import DETAIL_COLUMNS, ROLES, size_label
-from mqcap.report.text import caption_lines
+from mqcap.sections.labels import DETAIL_COLUMNS, ROLES, size_label
+from mqcap.sections.text import caption_lines
 from mqcap.untraced import untraced
 
 # The width, in CSS pixels, every chart is drawn at, axes and legends included. The HTML body
@@ -204,7 +204,7 @@ def _fit_width(build: Callable[[int], object], across: int, guess: float):
 
 
 def _titled(chart, caption: str):
-    # The caption under a chart (kept for the charts of report/distributed.py and changes.py).
+    # The caption under a chart (kept for the charts of sections/distributed.py and changes.py).
     import altair as alt
 
     return chart.properties(

@@ -5,6 +5,6 @@
 numbers captions. Every number and every decision a report shows comes from a mart.
 
 Example:
-    from mqcap.report import queries as q, tables as t, charts as c
+    from mqcap.sections import queries as q, tables as t, charts as c
     c.cost_chart(q.address_space_costs("attls"), q.config_colors("attls"), "Figure 1: ...")
 """

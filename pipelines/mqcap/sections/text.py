@@ -1,7 +1,7 @@
 """Text for report cells: captions numbered as the report runs, links, markdown escaping.
 
 Example:
-    from mqcap.report.text import Captions
+    from mqcap.sections.text import Captions
     Captions().table("Runs.")  # 'Table 1: Runs.'
 """
 

@@ -1,7 +1,7 @@
 """Labels shared by tables and charts: series of a configuration, message sizes, colours.
 
 Example:
-    from mqcap.report.labels import size_label
+    from mqcap.sections.labels import size_label
     size_label(2048)  # '2 KB'
 """
 

@@ -6,7 +6,7 @@ changes, intervals, verdicts and thresholds are the marts'. A mart not built rea
 frame (queries._query), and the section is then left out.
 
 Example:
-    from mqcap.report import changes as chg
+    from mqcap.sections import changes as chg
     data = chg.load("history")
     if chg.has_data(data): chg.comparison_rows(data.comparisons)
 """
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from mqcap.report.charts import _titled, color_scale
-from mqcap.report.queries import _query
+from mqcap.sections.charts import _titled, color_scale
+from mqcap.sections.queries import _query
 
 SIGNIFICANT = ("worse", "better", "higher", "lower")
 # At most this many series charts: the series with change points, most significant first.
