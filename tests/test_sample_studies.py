@@ -422,6 +422,9 @@ def test_findings_of_the_streaming_study_judge_the_backlog(marts):
     ]
     kinds = [k for k, _ in _findings(marts, "streaming")]
     assert kinds == ["target_not_sustained"] * 3 + ["pair_change"] * 2 + ["cost_per_kb"] * 2
+    # R² "at least" the least of several fits; of one fit, its own.
+    per_kb = [t for k, t in _findings(marts, "streaming") if k == "cost_per_kb"]
+    assert all((" fits (" in t or " fits," in t) == ("R² at least" in t) for t in per_kb), per_kb
 
 
 def test_findings_of_the_thread_sweep_give_each_scenario_and_model(marts):

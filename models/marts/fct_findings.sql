@@ -612,7 +612,9 @@ cost_per_kb as (
             || ' µs for ' || fit_pairs.baseline_configuration,
             ''
         )
-        || ' (R² at least ' || {{ num_text('fit_pairs.min_r_squared', 3) }} || ').' as sentence,
+        -- the least R² of several fits; of one fit, its own
+        || ' (R² ' || case when fit_pairs.fit_count > 1 then 'at least ' else '' end
+        || {{ num_text('fit_pairs.min_r_squared', 3) }} || ').' as sentence,
         fit_pairs.kb_high as value,
         'CPU microseconds per KB' as unit,
         fit_pairs.size_share_pct as magnitude,
