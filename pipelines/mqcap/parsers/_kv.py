@@ -59,6 +59,23 @@ def iter_line_chunks(
     Example:
         for first, lines in iter_line_chunks(ctx): ...
     """
+    for lineno, _data, text in decoded_chunks(ctx, chunk_bytes):
+        lines = text.split("\n")
+        if "\r" in text:
+            lines = [ln.rstrip("\r") for ln in lines]
+        yield lineno, lines
+
+
+def decoded_chunks(
+    ctx: ParseContext, chunk_bytes: int = CHUNK_BYTES
+) -> Iterator[tuple[int, bytes, str]]:
+    """(number of the chunk's first line, its bytes, its text without the last line end) of a
+    text file, chunk by chunk; NUL bytes, lines over the cap and bad UTF-8 (naming the line)
+    are errors. What :func:`iter_line_chunks` and ``_lines.line_series`` split.
+
+    Example:
+        for first, data, text in decoded_chunks(ctx): ...
+    """
     for lineno, data in text_chunks(ctx, chunk_bytes):
         try:
             text = data.decode("utf-8")
@@ -67,12 +84,7 @@ def iter_line_chunks(
                 f"not utf-8 text (byte 0x{data[exc.start]:02x})",
                 line=lineno + data.count(b"\n", 0, exc.start),
             ) from None
-        if text.endswith("\n"):
-            text = text[:-1]
-        lines = text.split("\n")
-        if "\r" in text:
-            lines = [ln.rstrip("\r") for ln in lines]
-        yield lineno, lines
+        yield lineno, data, text[:-1] if text.endswith("\n") else text
 
 
 def _dt(y: int, mo: int, d: int, h: int, mi: int, s: int, us: int = 0) -> datetime | None:

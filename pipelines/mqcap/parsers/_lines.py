@@ -15,7 +15,8 @@ from collections.abc import Iterator
 import numpy as np
 import polars as pl
 
-from mqcap.parsers.base import ParseContext, text_chunks
+from mqcap.parsers._kv import decoded_chunks
+from mqcap.parsers.base import ParseContext
 
 CHUNK_BYTES = 4 * 1024 * 1024
 _PLAIN = bytes(range(0x20, 0x7F)) + b"\n"
@@ -33,16 +34,7 @@ def line_series(
     Example:
         for first, lines, plain in line_series(ctx): lines.str.starts_with("AMQ8417")
     """
-    for lineno, data in text_chunks(ctx, chunk_bytes):
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ctx.error(
-                f"not utf-8 text (byte 0x{data[exc.start]:02x})",
-                line=lineno + data.count(b"\n", 0, exc.start),
-            ) from None
-        if text.endswith("\n"):
-            text = text[:-1]
+    for lineno, data, text in decoded_chunks(ctx, chunk_bytes):
         # Split in polars: a Python list of strings and a Series made of it cost more.
         lines = pl.Series("line", [text], dtype=pl.Utf8).str.split("\n").explode()
         if "\r" in text:
