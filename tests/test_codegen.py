@@ -17,7 +17,7 @@ def test_committed_generated_files_are_up_to_date():
     assert stale(PROJECT) == [], "run: python -m mqcap.codegen"
 
 
-def test_artefacts_are_the_smf_staging_models_and_suites():
+def test_artefacts_are_the_smf_staging_models_and_suites_and_the_measure_names():
     files = artefacts()
     n = len(STRUCTURES)
     assert n == 24
@@ -26,7 +26,9 @@ def test_artefacts_are_the_smf_staging_models_and_suites():
     # One view per structure a model reads, their models YAML and every table's sources YAML.
     assert len(staging) == len(STAGED) + 2 == 7
     assert len(suites) == n  # every landing table is checked, staged or not
-    assert len(files) == n + len(STAGED) + 2
+    # And the macro naming each measure in a finding, from seeds/measures.csv.
+    assert len(files) == n + len(STAGED) + 2 + 1
+    assert "when 'round_trip_us' then 'round trip'" in files["macros/measure_text.sql"]
     assert (
         '"generated_by": "python -m mqcap.codegen"' in files["expectations/landing.smf_qcst.json"]
     )

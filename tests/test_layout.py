@@ -362,6 +362,7 @@ LAYERS = (
             "progress",
             "untraced",
             "settings",
+            "measures",
         },
     ),
     (

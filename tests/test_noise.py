@@ -212,10 +212,10 @@ def test_every_measure_has_a_direction():
 
     directions = {
         r["measure"]: r["better_when"]
-        for r in csv.DictReader((PROJECT / "seeds" / "measure_direction.csv").open())
+        for r in csv.DictReader((PROJECT / "seeds" / "measures.csv").open())
     }
     named = set()
-    for sql in ("marts/fct_run_measures.sql", "intermediate/int_distributed_measures.sql"):
+    for sql in ("intermediate/int_run_measures.sql", "intermediate/int_distributed_measures.sql"):
         text = (PROJECT / "models" / sql).read_text()
         named |= set(re.findall(r"'([a-z0-9_]+)' as measure\b", text))
     named -= {"amqsrua", "amqsmon"}  # measure_source values, not measures

@@ -53,20 +53,9 @@ rua_kinds as (
     ) as kinds (metric_class, element, measure, subject, kind)
 ),
 
+-- Each measure's unit from its definition (seeds/measures.csv).
 units as (
-    select kinds.*
-    from (
-        values
-        ('host_cpu_pct', 'percent of the host CPU'),
-        ('qmgr_cpu_pct', 'percent of the host CPU'),
-        ('log_write_latency_us', 'microseconds'),
-        ('log_physical_bytes_per_s', 'bytes per second'),
-        ('log_logical_bytes_per_s', 'bytes per second'),
-        ('mqput_rate_per_s', 'calls per second'),
-        ('mqget_rate_per_s', 'calls per second'),
-        ('channel_msgs_per_s', 'messages per second'),
-        ('channel_net_time_avg_us', 'microseconds')
-    ) as kinds (measure, unit)
+    select * from {{ ref('measures') }}
 ),
 
 rua_intervals as (

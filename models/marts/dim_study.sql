@@ -21,7 +21,7 @@ shapes as (
     select
         study,
         cast({{ mqcap_json_sorted_list('shape') }} as {{ dbt.type_string() }}) as shapes_json
-    from {{ ref('fct_study_shape') }}
+    from {{ ref('int_study_shape') }}
     group by study
 ),
 
@@ -75,7 +75,7 @@ shown_dimensions as (
             row_number() over (
                 partition by study, workload_type order by dimension_order desc
             ) as from_end
-        from {{ ref('fct_study_dimensions') }}
+        from {{ ref('int_study_dimensions') }}
         where is_shown
     ) as shown
     group by study, workload_type

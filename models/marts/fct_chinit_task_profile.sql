@@ -6,7 +6,7 @@
 -- variant names the labels that tell a configuration's runs apart (cipher, scenario, hardware
 -- model, persistence), those taking 2+ values within the configuration; '' when none.
 with stack as (
-    select * from {{ ref('fct_chinit_task_stack') }}
+    select * from {{ ref('int_chinit_task_stack') }}
 ),
 
 runs as (

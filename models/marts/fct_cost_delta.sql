@@ -7,7 +7,7 @@
 -- depends_on: {{ ref('dim_run') }}
 {{ run_keyed_incremental() }}
 with cost as (
-    select * from {{ ref('fct_address_space_cost') }}
+    select * from {{ ref('int_address_space_cost') }}
 ),
 
 runs as (

@@ -13,7 +13,7 @@ with attributed as (
 ),
 
 chosen as (
-    select * from {{ ref('fct_address_space_cost') }}
+    select * from {{ ref('int_address_space_cost') }}
 )
 
 select

@@ -25,23 +25,23 @@
 -- first eight (is_headline) and the others after them.
 {% set headline_count = 8 %}
 with sweep as (
-    select * from {{ ref('fct_sweep_summary') }}
+    select * from {{ ref('int_sweep_summary') }}
 ),
 
 targets as (
-    select * from {{ ref('fct_rate_target') }}
+    select * from {{ ref('int_rate_target') }}
 ),
 
 comparison as (
-    select * from {{ ref('fct_comparison') }}
+    select * from {{ ref('int_comparison') }}
 ),
 
 fits as (
-    select * from {{ ref('fct_fit') }}
+    select * from {{ ref('int_fit') }}
 ),
 
 shapes as (
-    select * from {{ ref('fct_study_shape') }}
+    select * from {{ ref('int_study_shape') }}
 ),
 
 runs as (
@@ -53,11 +53,11 @@ run_sets as (
 ),
 
 change_points as (
-    select * from {{ ref('fct_change_points') }}
+    select * from {{ ref('int_change_points') }}
 ),
 
 key_steps as (
-    select * from {{ ref('fct_channel_start_key_steps') }}
+    select * from {{ ref('int_channel_start_key_steps') }}
 ),
 
 question as (
@@ -326,7 +326,7 @@ inside_noise as (
         noise.measure,
         noise.subject
     from {{ ref('dim_run_set') }} as sets
-    inner join {{ ref('fct_replicate_comparison') }} as noise on sets.set_key = noise.set_key
+    inner join {{ ref('int_replicate_comparison') }} as noise on sets.set_key = noise.set_key
     where noise.verdict = 'no significant change'
 ),
 

@@ -1,8 +1,9 @@
 """Noise-aware comparisons and change points: the statistics behind README "Replicates and history".
 
-One implementation serves the dbt Python models (``fct_replicate_comparison``,
-``fct_change_points``) and ``mqcap compare``, so a SQL user, a report and the terminal see the
-same numbers.
+One implementation serves the dbt Python models (``int_replicate_comparison``,
+``int_change_points``: the marts ``fct_replicate_comparison`` and ``fct_change_points`` are
+their copies) and ``mqcap compare``, so a SQL user, a report and the terminal see the same
+numbers.
 
 - A replicate set (several runs of one configuration at one workload point and build) is
   summarised by n, mean, sample standard deviation and the 95% confidence interval of the mean,

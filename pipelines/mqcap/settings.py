@@ -436,7 +436,7 @@ class Settings:
         env["DBT_LOG_PATH"] = str(self.dbt_logs)
         env["DBT_TARGET_PATH"] = str(self.dbt_target)
         env["DBT_USE_COLORS"] = "False"
-        # numpy's first import (a Python model: fct_replicate_stats...) sets these two and
+        # numpy's first import (a Python model: int_replicate_stats...) sets these two and
         # deletes them again unless they are already set; a dbt thread reading the environment
         # at that moment fails with KeyError 'OPENBLAS_MAIN_FREE'. Set, numpy leaves them be.
         env.setdefault("OPENBLAS_MAIN_FREE", "1")

@@ -8,6 +8,9 @@ Two kinds of file are generated from the SMF field tables
 - the Great Expectations suites of those tables, ``expectations/landing.smf_*.json``
   (``smf_suites``).
 
+And one from the measures' definitions (``seeds/measures.csv``, ``mqcap.measures``): the macro
+that names a measure in a finding's sentence, ``macros/measure_text.sql`` (``measure_text``).
+
 ``artefacts()`` maps each file's path (relative to the project root) to its content;
 ``python -m mqcap.codegen`` writes them all, ``python -m mqcap.codegen --check`` lists the
 stale ones and exits 1. ``tests/test_codegen.py`` fails when a committed file is stale or a
@@ -25,7 +28,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mqcap.codegen import smf_staging, smf_suites
+from mqcap.codegen import measure_text, smf_staging, smf_suites
 
 PROJECT = Path(__file__).resolve().parents[3]
 COMMAND = "python -m mqcap.codegen"
@@ -37,6 +40,7 @@ def artefacts() -> dict[str, str]:
     """Project-relative path -> content of every generated file."""
     files = {f"models/staging/smf/{name}": text for name, text in smf_staging.render_all().items()}
     files.update({f"expectations/{name}": text for name, text in smf_suites.suites().items()})
+    files["macros/measure_text.sql"] = measure_text.render()
     return files
 
 

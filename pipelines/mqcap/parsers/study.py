@@ -53,19 +53,23 @@ TOP_FIELDS = {
     "dimensions to break them down by: group_by)",
 }
 # The measures a study's question may name: the thread-sweep figures of fct_sweep_summary and
-# every per-run measure of fct_run_measures (reference.measure_direction; a layout test keeps
-# the two lists together).
+# every per-run measure of fct_run_measures (seeds/measures.csv: mqcap.measures).
+# Read when a question is checked, not at import (a parser may run where only the package is).
 SWEEP_MEASURES = ("max_rate_per_s", "single_thread_round_trip_us")
-RUN_MEASURES = (
-    "achieved_batch_size", "channel_msgs_per_s", "channel_net_time_avg_us", "channel_rate_per_s",
-    "cpu_us_per_channel", "cpu_us_per_request", "cpu_us_per_txn", "crypto_util_pct",
-    "cwnd_drops", "host_cpu_pct", "log_logical_bytes_per_s", "log_physical_bytes_per_s",
-    "log_write_latency_us", "mqget_rate_per_s", "mqput_rate_per_s", "nettime_avg_us",
-    "nettime_short_p95_us", "qmgr_cpu_pct", "rate_per_s", "round_trip_us",
-    "smooth_trip_time_mean_ms", "time_per_channel_us", "xbatchsz_short_p50",
-    "xqtime_short_p95_us",
-)  # fmt: skip
-QUESTION_MEASURES = SWEEP_MEASURES + RUN_MEASURES
+
+
+def question_measures() -> tuple[str, ...]:
+    """The measures a question may name: the sweep figures, then the per-run measures.
+
+    Example:
+        >>> question_measures()[:3]
+        ('max_rate_per_s', 'single_thread_round_trip_us', 'achieved_batch_size')
+    """
+    from mqcap.measures import definitions
+
+    return SWEEP_MEASURES + tuple(sorted(definitions()))
+
+
 # Noise-aware comparisons and change points (README "Replicates and history"): defaults and
 # the accepted ranges of the study file's ``noise`` mapping.
 NOISE_DEFAULTS = {"min_change_pct": 1.0, "change_point_pvalue": 0.001}
@@ -241,11 +245,12 @@ def _question(check: _Checker, doc: _Mapping, out: dict) -> list[str]:
         measures = [measures]
     if not isinstance(measures, list):
         check.fail(question, "measures", "question.measures", "a list of measure names", measures)
+    allowed = question_measures()
     for i, m in enumerate(measures):
-        if m not in QUESTION_MEASURES:
+        if m not in allowed:
             check.fail(
                 question, "measures", f"question.measures[{i}]",
-                f"one of {', '.join(QUESTION_MEASURES)}", m,
+                f"one of {', '.join(allowed)}", m,
             )  # fmt: skip
     if len(set(measures)) != len(measures):
         check.fail(question, "measures", "question.measures", "each measure once", measures)

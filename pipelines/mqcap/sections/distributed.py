@@ -14,21 +14,25 @@ from __future__ import annotations
 
 import pandas as pd
 
+from mqcap.measures import labels
 from mqcap.sections import queries as q
 from mqcap.sections.charts import _titled, color_scale, sweep_panels, threads_x
 
-# The measures this section shows, in order, with their labels (unit included).
-MEASURES = {
-    "qmgr_cpu_pct": "Queue manager CPU %",
-    "host_cpu_pct": "Host CPU %",
-    "log_write_latency_us": "Log write latency µs",
-    "log_physical_bytes_per_s": "Log bytes/s written (physical)",
-    "log_logical_bytes_per_s": "Log bytes/s written (logical)",
-    "mqput_rate_per_s": "MQPUT/MQPUT1 per s",
-    "mqget_rate_per_s": "MQGET per s",
-    "channel_msgs_per_s": "Channel messages per s",
-    "channel_net_time_avg_us": "Channel network time µs",
-}
+# The measures this section shows, in order, with their labels (unit included: the measures'
+# definitions, seeds/measures.csv).
+MEASURES = labels(
+    [
+        "qmgr_cpu_pct",
+        "host_cpu_pct",
+        "log_write_latency_us",
+        "log_physical_bytes_per_s",
+        "log_logical_bytes_per_s",
+        "mqput_rate_per_s",
+        "mqget_rate_per_s",
+        "channel_msgs_per_s",
+        "channel_net_time_avg_us",
+    ]
+)
 # Per run (one subject each): the queue manager wide figures.
 RUN_SUBJECTS = {"QMGR", "HOST", "RUN"}
 # Drawn against threads and over time: what the MP-style appliance reports chart.

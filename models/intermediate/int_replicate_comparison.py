@@ -101,8 +101,8 @@ def model(dbt, session):
     sets = to_pandas(dbt.ref("int_run_sets"))
     baselines = to_pandas(dbt.ref("int_runs"))
     runs = sets.merge(baselines[["run_key", "is_baseline", "baseline_run_key"]], on="run_key")
-    configs = to_pandas(dbt.ref("dim_configuration"))
-    stats = to_pandas(dbt.ref("fct_replicate_stats"))
+    configs = to_pandas(dbt.ref("int_configurations"))
+    stats = to_pandas(dbt.ref("int_replicate_stats"))
     settings = to_pandas(dbt.ref("int_noise_settings")).set_index("study")
     pairs = _baseline_sets(runs, configs)
     stat = {(r.set_key, r.measure, r.subject): r for r in stats.itertuples()}

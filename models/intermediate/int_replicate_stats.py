@@ -39,8 +39,8 @@ COLUMNS = {
 def model(dbt, session):
     dbt.config(materialized="table", file_format="parquet")
     runs = to_pandas(dbt.ref("int_run_sets"))
-    measures = to_pandas(dbt.ref("fct_run_measures"))
-    direction = to_pandas(dbt.ref("measure_direction"))
+    measures = to_pandas(dbt.ref("int_run_measures"))
+    direction = to_pandas(dbt.ref("measures"))[["measure", "better_when"]]
     rows = measures.merge(runs, on="run_key").merge(direction, on="measure", how="left")
     out = []
     keys = ["set_key", "measure", "subject"]

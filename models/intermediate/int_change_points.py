@@ -54,8 +54,8 @@ def model(dbt, session):
     dbt.config(materialized="table", file_format="parquet")
     runs = to_pandas(dbt.ref("int_run_sets"))
     runs = runs[runs["history_label"].notna()]
-    measures = to_pandas(dbt.ref("fct_run_measures"))
-    direction = to_pandas(dbt.ref("measure_direction"))
+    measures = to_pandas(dbt.ref("int_run_measures"))
+    direction = to_pandas(dbt.ref("measures"))[["measure", "better_when"]]
     settings = to_pandas(dbt.ref("int_noise_settings")).set_index("study")
     rows = measures.merge(runs, on="run_key").merge(direction, on="measure", how="left")
     rows = rows.sort_values(["history_order", "run_start_local", "run_id"], na_position="last")

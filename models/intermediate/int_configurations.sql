@@ -1,0 +1,221 @@
+-- One row per study x configuration measured: display name, report order, baseline.
+-- From the study file (study.yaml) where it lists the configuration; otherwise defaults:
+-- display name = the configuration (int_runs: what varies within a scenario x hardware model
+-- group); order = listed ones first, then the others by their earliest run start (local time),
+-- then by name (runs without intervals).
+-- Baselines follow what the user declared (README "The study model"):
+--   * a run's `baseline:` pairs it with that run; a configuration whose runs name runs of
+--     other configurations is compared with those (baseline_configuration when they are all of
+--     one configuration, compared_with lists them all);
+--   * the study's baseline configuration stands in for runs that name no baseline: the study
+--     file's `baseline:`, else the configuration the declared pairs point to when there is one,
+--     else (no pairs declared at all) the first configuration in order;
+--   * several configurations pointed to and runs that name none: the study baseline cannot be
+--     decided; baseline_source = 'undecided', baseline_problem names the candidates (the run
+--     reports it and exits 1, the report shows it). Never a tie broken in silence.
+with runs as (
+    select * from {{ ref('int_runs') }}
+),
+
+listed as (
+    select * from {{ ref('stg_manifest__study_configurations') }}
+),
+
+study_files as (
+    select * from {{ ref('stg_manifest__studies') }}
+),
+
+configurations as (
+    select
+        study,
+        configuration,
+        count(*) as run_count,
+        min(interval_start) as first_run_start_local,
+        cast(count_if(is_baseline) as bigint) as baseline_run_count,
+        cast(count_if(not baseline_declared) as bigint) as undeclared_run_count
+    from runs
+    group by study, configuration
+),
+
+pairs as (
+    -- Declared pairs across configurations: variant configuration -> baseline configuration.
+    select
+        variant.study,
+        variant.configuration,
+        base.configuration as baseline_configuration,
+        count(*) as runs_paired
+    from runs as variant
+    inner join runs as base on variant.baseline_run_key = base.run_key
+    where
+        variant.baseline_declared
+        and not variant.is_baseline
+        and variant.configuration <> base.configuration
+    group by variant.study, variant.configuration, base.configuration
+),
+
+pointed_to as (
+    select
+        study,
+        baseline_configuration as configuration,
+        cast(sum(runs_paired) as bigint) as runs_pointing
+    from pairs
+    group by study, baseline_configuration
+),
+
+own_pairs as (
+    select
+        study,
+        configuration,
+        count(*) as paired_configurations,
+        min(baseline_configuration) as only_baseline_configuration,
+        {{ mqcap_string_agg('baseline_configuration', "', '", 'baseline_configuration') }}
+            as compared_with
+    from pairs
+    group by study, configuration
+),
+
+ordered as (
+    select
+        configurations.*,
+        listed.display_name as listed_display_name,
+        listed.sort_order as listed_order,
+        coalesce(pointed_to.runs_pointing, 0) as runs_pointing,
+        coalesce(own_pairs.paired_configurations, 0) as paired_configurations,
+        own_pairs.only_baseline_configuration,
+        own_pairs.compared_with,
+        row_number() over (
+            partition by configurations.study
+            order by
+                listed.sort_order nulls last,
+                configurations.first_run_start_local nulls last,
+                configurations.configuration
+        ) as sort_order
+    from configurations
+    left join listed
+        on
+            configurations.study = listed.study
+            and configurations.configuration = listed.configuration
+    left join pointed_to
+        on
+            configurations.study = pointed_to.study
+            and configurations.configuration = pointed_to.configuration
+    left join own_pairs
+        on
+            configurations.study = own_pairs.study
+            and configurations.configuration = own_pairs.configuration
+),
+
+candidates as (
+    -- Configurations the declared pairs point to that are not themselves compared with
+    -- another (in a chain A <- B <- C only A; in a cycle, every configuration pointed to).
+    select
+        study,
+        count(*) as candidate_count,
+        min(configuration) as only_candidate,
+        {{ mqcap_string_agg('configuration', "', '", 'sort_order') }} as candidate_list
+    from (
+        select
+            ordered.*,
+            count_if(ordered.runs_pointing > 0 and ordered.paired_configurations = 0)
+                over (partition by ordered.study) as pure_baselines
+        from ordered
+    ) as marked
+    where runs_pointing > 0 and (paired_configurations = 0 or pure_baselines = 0)
+    group by study
+),
+
+needing as (
+    -- Configurations with runs that name no baseline and are not candidates themselves: they
+    -- need the study's baseline configuration.
+    select
+        study,
+        {{ mqcap_string_agg('configuration', "', '", 'sort_order') }} as needing_list,
+        count(*) as needing_count
+    from ordered
+    where undeclared_run_count > 0 and runs_pointing = 0
+    group by study
+),
+
+chosen as (
+    select
+        studies.study,
+        case
+            when study_files.baseline_configuration is not null
+                then study_files.baseline_configuration
+            when candidates.candidate_count = 1 then candidates.only_candidate
+            when candidates.candidate_count is null then studies.first_configuration
+        end as baseline_configuration,
+        case
+            when study_files.baseline_configuration is not null then 'study_file'
+            when candidates.candidate_count = 1 then 'run_baselines'
+            when candidates.candidate_count is null then 'first_configuration'
+            when needing.needing_count > 0 then 'undecided'
+            else 'run_baselines'
+        end as baseline_source,
+        candidates.candidate_list,
+        candidates.candidate_count,
+        needing.needing_list
+    from (
+        select
+            study,
+            {{ mqcap_arg_min('configuration', 'sort_order') }} as first_configuration
+        from ordered
+        group by study
+    ) as studies
+    left join study_files on studies.study = study_files.study
+    left join candidates on studies.study = candidates.study
+    left join needing on studies.study = needing.study
+)
+
+select
+    ordered.study || '|' || ordered.configuration as configuration_key,
+    ordered.study,
+    ordered.configuration,
+    coalesce(ordered.listed_display_name, ordered.configuration) as display_name,
+    ordered.sort_order,
+    -- A baseline: runs of other configurations name its runs, or it is the study's baseline.
+    coalesce(ordered.configuration = chosen.baseline_configuration, false)
+    or ordered.runs_pointing > 0 as is_baseline,
+    chosen.baseline_source,
+    case
+        when ordered.paired_configurations = 1 then ordered.only_baseline_configuration
+        when ordered.paired_configurations > 1 then null
+        when ordered.configuration = chosen.baseline_configuration then null
+        when ordered.runs_pointing > 0 then null
+        else chosen.baseline_configuration
+    end as baseline_configuration,
+    case
+        when ordered.paired_configurations > 0 then 'run_baselines'
+        when ordered.configuration = chosen.baseline_configuration then 'is_baseline'
+        when ordered.runs_pointing > 0 then 'is_baseline'
+        when chosen.baseline_configuration is not null then chosen.baseline_source
+        else 'undecided'
+    end as compared_by,
+    coalesce(
+        ordered.compared_with,
+        case
+            when
+                ordered.configuration <> chosen.baseline_configuration
+                and ordered.runs_pointing = 0
+                then chosen.baseline_configuration
+        end
+    ) as compared_with,
+    case
+        when
+            chosen.baseline_source = 'undecided'
+            and ordered.undeclared_run_count > 0
+            and ordered.runs_pointing = 0
+            then
+                'the runs of configuration "' || ordered.configuration || '" name no baseline'
+                || ' and the study baseline configuration cannot be decided: the declared'
+                || ' baselines point to ' || cast(chosen.candidate_count as {{ dbt.type_string() }})
+                || ' configurations (' || chosen.candidate_list || '); name one with'
+                || ' `baseline:` in study.yaml or give these runs a `baseline:`'
+    end as baseline_problem,
+    ordered.listed_order is not null as listed_in_study_file,
+    ordered.run_count,
+    ordered.undeclared_run_count,
+    ordered.runs_pointing as runs_pointing_here_as_baseline,
+    ordered.first_run_start_local
+from ordered
+inner join chosen on ordered.study = chosen.study
