@@ -42,11 +42,12 @@ def _ingest(work: Path, raw: Path, name: str, jobs: int | None = None):
         import time
 
         from mqcap import ingest as ingest_mod
+        from mqcap.ingest import parsing
 
         # Time spent preparing files (hash, sniff, parse) in this process: all of it with
         # --jobs 1, the part a worker pool can take off the writer.
         spent = [0.0]
-        real = ingest_mod.prepare
+        real = parsing.prepare
 
         def timed(*args, **kwargs):
             t = time.perf_counter()
@@ -55,7 +56,7 @@ def _ingest(work: Path, raw: Path, name: str, jobs: int | None = None):
             finally:
                 spent[0] += time.perf_counter() - t
 
-        ingest_mod.prepare = timed
+        parsing.prepare = timed
         settings.warehouse.unlink(missing_ok=True)
         report = ingest_mod.ingest(settings)
         return report.rows, len(report.landed), len(report.set_aside), settings.jobs, spent[0]

@@ -7,9 +7,8 @@ import shutil
 
 import pytest
 
-from mqcap import ingest as ingest_mod
 from mqcap.errors import UsageError
-from mqcap.ingest import ingest
+from mqcap.ingest import ingest, parsing
 
 from helpers import FIXTURES, landing_fingerprint, query, tree_hashes
 
@@ -96,9 +95,9 @@ def test_a_duplicate_lands_when_the_file_it_repeats_is_deleted(settings, sample_
     rows = query(settings, "select count(*) from landing.driver_results")
     qlst = query(settings, "select count(*) from landing.smf_qlst")
     read: list[str] = []
-    real_prepare = ingest_mod.prepare
+    real_prepare = parsing.prepare
     monkeypatch.setattr(
-        ingest_mod,
+        parsing,
         "prepare",
         lambda path, rel, *a, **k: read.append(rel) or real_prepare(path, rel, *a, **k),
     )

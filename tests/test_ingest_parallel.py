@@ -20,9 +20,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from mqcap import ingest as ingest_mod
 from mqcap import ingest_pool
-from mqcap.ingest import ingest
+from mqcap.ingest import ingest, parsing
+from mqcap.ingest.landing import Writer
 from mqcap.progress import Progress
 
 from helpers import PROJECT, tree_hashes
@@ -107,7 +107,7 @@ def count_parsed_here(monkeypatch) -> list[str]:
     """The files (and, as "part of <file>", the parts of split dumps) this process parses itself
     from now on: the writer's own work, not its workers' (or Spark tasks')."""
     done_here: list[str] = []
-    real_prepare, real_part = ingest_mod.prepare, ingest_pool.prepare_part
+    real_prepare, real_part = parsing.prepare, ingest_pool.prepare_part
 
     def counting(path, rel, *args, **kwargs):
         done_here.append(rel)
@@ -117,7 +117,7 @@ def count_parsed_here(monkeypatch) -> list[str]:
         done_here.append(f"part of {rel}")
         return real_part(path, rel, *args, **kwargs)
 
-    monkeypatch.setattr(ingest_mod, "prepare", counting)
+    monkeypatch.setattr(parsing, "prepare", counting)
     monkeypatch.setattr(ingest_pool, "prepare_part", counting_part)
     return done_here
 
@@ -227,22 +227,22 @@ def test_a_bad_file_in_a_batch_is_set_aside_alone(settings, monkeypatch):
         d = raw / "s" / f"r{i}"
         d.mkdir(parents=True)
         (d / "results.csv").write_text(f"run_id,rate_per_s,round_trip_us\nr{i},{i}.5,{i + 1}\n")
-    real = ingest_mod._Ingestor._insert
+    real = Writer._insert
 
     def refuse_r3(self, table, frame):  # a type error only DuckDB finds
         if "r3" in frame.column("run_id").to_pylist():
             raise duckdb.ConversionException("Conversion Error: refused r3")
         return real(self, table, frame)
 
-    monkeypatch.setattr(ingest_mod._Ingestor, "_insert", refuse_r3)
+    monkeypatch.setattr(Writer, "_insert", refuse_r3)
     commits = []
-    real_commit = ingest_mod._Ingestor._commit
+    real_commit = Writer._commit
 
     def counting(self, batch):
         commits.append(len(batch))
         return real_commit(self, batch)
 
-    monkeypatch.setattr(ingest_mod._Ingestor, "_commit", counting)
+    monkeypatch.setattr(Writer, "_commit", counting)
     report = ingest(settings.with_(jobs=1))
     assert commits == [6, 1, 1, 1, 1, 1, 1]  # the batch, then each file on its own
     by = {o.path: o for o in report.outcomes}
@@ -376,15 +376,16 @@ def test_a_split_dump_set_aside_keeps_its_id_taken_after_a_crash(settings):
 import os
 from pathlib import Path
 from mqcap import ingest as ingest_mod, ingest_pool
+from mqcap.ingest.landing import Writer
 from mqcap.settings import Settings
 ingest_pool.POOL_MIN_SECONDS = 0
 ingest_pool.SPLIT_BYTES = 1 << 20
 ingest_pool.PART_MIN_BYTES = 200_000
-real = ingest_mod._Ingestor.set_aside
+real = Writer.set_aside
 def then_die(self, *args, **kwargs):
     real(self, *args, **kwargs)
     os._exit(0)
-ingest_mod._Ingestor.set_aside = then_die
+Writer.set_aside = then_die
 settings = Settings.load(warehouse={str(settings.warehouse)!r}, raw={str(raw)!r}, jobs=2,
                          project_root=Path({str(PROJECT)!r}), quiet=True)
 ingest_mod.ingest(settings)

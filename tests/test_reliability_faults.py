@@ -22,10 +22,9 @@ import pytest
 from click.testing import CliRunner
 from env_faults import deny, fill_disk
 
-from mqcap import ingest as ingest_mod
 from mqcap.cli import main as cli
 from mqcap.errors import EnvironmentProblem
-from mqcap.ingest import ingest
+from mqcap.ingest import ingest, sweep
 from mqcap.settings import Settings
 
 from helpers import landing_fingerprint, tree_hashes
@@ -258,15 +257,15 @@ def test_environment_fault_sets_nothing_aside_keeps_the_loaded_version_and_is_re
     elif fault == "disk_full":
         fill_disk(monkeypatch)
     else:  # gone after the deletion sweep, between listing and reading
-        sweep = ingest_mod._Ingestor.sweep_deleted
+        real_sweep = sweep.sweep_deleted
 
-        def sweep_then_lose(self, files, seen):
-            sweep(self, files, seen)
+        def sweep_then_lose(*args):
+            real_sweep(*args)
             path.rename(path.with_name(".hidden-" + path.name))
             if fault == "now_a_folder":
                 path.mkdir()
 
-        monkeypatch.setattr(ingest_mod._Ingestor, "sweep_deleted", sweep_then_lose)
+        monkeypatch.setattr(sweep, "sweep_deleted", sweep_then_lose)
 
     if fault == "disk_full":  # the batch stops: nothing after the failed commit is tried
         with pytest.raises(EnvironmentProblem, match="No space left on device"):

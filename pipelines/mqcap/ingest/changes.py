@@ -1,0 +1,111 @@
+"""What needs work: a raw file's stat, then its sha256, against the ledger's entry for its name.
+
+Most files of a large raw folder are as the ledger has them on every run, so the cheap answer
+comes first: :meth:`Changes.settled` decides from the stat alone (size and mtime as recorded:
+no hashing, no reading) and is asked for the whole batch before the parse workers start, so
+they only get the files that may need work. :meth:`Changes.needs_work` then hashes the rest: a
+file touched but not changed (same sha256) only has its new mtime remembered. A file set aside
+for good stays settled, except a duplicate whose original (a loaded file of its run with the
+same content) is gone: it lands now.
+
+Nothing here writes rows; the ledger's answers come from ``mqcap.ledger.files``.
+
+Example:
+    changes = Changes(ledger, sha256=lambda path, st: sha256_of(path))
+    work, sha, prior, st = changes.needs_work(path, "attls/r1/results.csv")
+"""
+
+from __future__ import annotations
+
+import os
+import stat as stat_mod
+from collections.abc import Callable
+from pathlib import Path
+
+from mqcap.ingest.report import FileOutcome
+from mqcap.ledger.files import Entry, FileLedger, folder_of
+
+# The set-aside reason of a copy; a reason that starts so marks a file to land once its
+# original is gone.
+DUPLICATE_REASON = "duplicate of {} (same content already loaded)"
+
+
+def unchanged(rel: str, prior: Entry) -> FileOutcome:
+    """The outcome of a file that is as the ledger has it (loaded, or set aside for good)."""
+    set_aside = prior.status == "set_aside"
+    return FileOutcome(
+        rel,
+        "set_aside" if set_aside else "unchanged",
+        prior.kind,
+        0,
+        prior.reason if set_aside else None,
+        prior.position if set_aside else None,
+        prior.file_id,
+        prior.study,
+        prior.run_id,
+    )
+
+
+class Changes:
+    """The ledger's view of each raw file of one ingest: settled by its stat, or hashed.
+
+    ``sha256(path, st)``: the file's hash (a worker may have hashed it already).
+    """
+
+    def __init__(self, ledger: FileLedger, sha256: Callable[[Path, os.stat_result], str]) -> None:
+        self.ledger = ledger
+        self._sha256 = sha256
+        self._settled_stat: dict[Path, os.stat_result] = {}
+        self._folders: dict | None = None  # run folders, for the duplicates set aside
+
+    def settled(self, path: Path, rel: str) -> bool:
+        """True when the stat alone says the file is as the ledger has it (no work, no hashing);
+        a file that cannot be stat'ed is left to ``Ingestor.process`` (it says why). A file set
+        aside as a duplicate is settled only while a loaded file of its run still has its
+        content: when that one is deleted (swept before this), the duplicate lands."""
+        prior = self.ledger.current(rel)
+        if prior is None or (prior.status != "loaded" and prior.retry):
+            return False
+        if prior.status == "set_aside" and self._original_gone(rel, prior):
+            return False
+        try:
+            st = path.stat()
+        except OSError:
+            return True
+        if prior.bytes == st.st_size and prior.mtime_ns == st.st_mtime_ns:
+            self._settled_stat[path] = st  # process() takes it (one stat per settled file)
+            return True
+        return False
+
+    def take_settled(self, path: Path) -> bool:
+        """Whether :meth:`settled` stat'ed ``path`` as the ledger has it (answered once)."""
+        return self._settled_stat.pop(path, None) is not None
+
+    def needs_work(self, path: Path, rel: str) -> tuple[bool, str, Entry | None, os.stat_result]:
+        """(work needed, sha256, current ledger entry, stat of the file)."""
+        prior = self.ledger.current(rel)
+        st = self._settled_stat.pop(path, None) or path.stat()
+        if stat_mod.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(21, "Is a directory", str(path))
+        settled = prior is not None and (prior.status == "loaded" or not prior.retry)
+        if settled and prior.status == "set_aside" and self._original_gone(rel, prior):
+            settled = False
+        if settled and prior.bytes == st.st_size and prior.mtime_ns == st.st_mtime_ns:
+            return False, prior.sha256, prior, st
+        sha = self._sha256(path, st)
+        if settled and prior.sha256 == sha:
+            if prior.mtime_ns != st.st_mtime_ns:  # touched, not changed: remember the new mtime
+                self.ledger.touch(prior, st.st_mtime_ns)
+            return False, sha, prior, st
+        return True, sha, prior, st
+
+    def _original_gone(self, rel: str, prior: Entry) -> bool:
+        """``prior`` was set aside as a duplicate, and no loaded file of its run (see
+        ``FileLedger.loaded_with_sha``) has its content any more."""
+        if not (prior.reason or "").startswith(DUPLICATE_REASON.partition("{")[0]):
+            return False
+        if self._folders is None:
+            self._folders = self.ledger.run_folders()
+        folder = folder_of(rel, self._folders)
+        run = self._folders[folder] if folder is not None else (None, None)
+        return self.ledger.loaded_with_sha(prior.sha256, rel, run) is None
