@@ -18,7 +18,7 @@ import os
 import duckdb
 import pytest
 from click.testing import CliRunner
-from env_faults import fill_disk
+from env_faults import FullDisk, fill_disk
 
 from mqcap import validate as validate_mod
 from mqcap.cli import main as cli
@@ -61,8 +61,11 @@ def test_disk_full_while_storing_landing_check_results_is_exit_3_and_the_checks_
     assert landed.exit_code == 0, landed.output
     assert _status_landing_line(settings).startswith("landing:      0/20 loaded file(s) checked")
 
-    # The disk fills while the checks run: the next write, storing their results, fails.
+    # The disk fills while the checks run: the next write, storing their results, fails. The
+    # results go through the step's connection, opened before the disk filled: its writes meet
+    # the full disk from then on, as those of every connection opened later do.
     real_run_suite = validate_mod._run_suite
+    real_record = validate_mod.record_validation
     filled = []
 
     def run_suite_then_fill(*args, **kwargs):
@@ -71,7 +74,13 @@ def test_disk_full_while_storing_landing_check_results_is_exit_3_and_the_checks_
             filled.append(True)
         return real_run_suite(*args, **kwargs)
 
+    def record_validation(con, *args, **kwargs):
+        if filled and not isinstance(con, FullDisk):
+            con = FullDisk(con, f"{settings.warehouse}.wal", fail_after=0)
+        return real_record(con, *args, **kwargs)
+
     monkeypatch.setattr(validate_mod, "_run_suite", run_suite_then_fill)
+    monkeypatch.setattr(validate_mod, "record_validation", record_validation)
     result = _cli(settings, "--quiet", "run", "--no-reports")
     assert result.exit_code == EnvironmentProblem.exit_code == 3, result.output
     assert "Traceback" not in result.output

@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import duckdb
+
 from mqcap import environment, lifeline, parse_cache, warehouse
 from mqcap.errors import DataError, EnvironmentProblem, WarehouseBusyError
 from mqcap.ledger import schema
@@ -210,17 +212,23 @@ LOCKED = "could not set lock on file"  # DuckDB's words when another process hol
 def _dbt_waiting(
     settings: Settings, args: list[str], progress: Progress, target: Path | None = None
 ) -> subprocess.CompletedProcess:
-    """``run_dbt`` once the warehouse is free, like every other step; a lock taken between our
-    check and dbt's own open is retried until ``MQCAP_LOCK_WAIT_S``, then one clear error."""
+    """``run_dbt`` on the warehouse its caller has just closed (a connection that waited for
+    the file, like every step's); a lock another process takes before dbt's own open is waited
+    out and dbt run again, until ``MQCAP_LOCK_WAIT_S``, then one clear error."""
     wait_s = environment.seconds("MQCAP_LOCK_WAIT_S")
     deadline = time.monotonic() + wait_s
     results = (target or settings.dbt_target) / "run_results.json"
+    retry = False
     while True:
-        # Raises WarehouseBusyError with the documented message when the wait runs out.
-        with warehouse.connect(
-            settings.warehouse, wait_s=max(0.0, deadline - time.monotonic()), on_wait=progress.log
-        ):
-            pass
+        if retry:
+            # Raises WarehouseBusyError with the documented message when the wait runs out.
+            with warehouse.connect(
+                settings.warehouse,
+                wait_s=max(0.0, deadline - time.monotonic()),
+                on_wait=progress.log,
+            ):
+                pass
+        retry = True
         results.unlink(missing_ok=True)  # a failed start must not read the last build's results
         proc = (
             run_dbt(settings, args, progress)
@@ -294,76 +302,109 @@ def build(
     (tests/test_pipeline_e2e.py runs every one), so a user's build leaves them out (29 of them,
     a fifth of a small study's build time).
 
+    The three parts, for a caller that holds its own connections (``mqcap run``):
+    :func:`begin_build` before dbt, :func:`run_build` (dbt, the warehouse closed) and
+    :func:`end_build` after it.
+
     Example:
         result = build(Settings.load())
         print(result.summary())
     """
     progress = progress or Progress()
-    spark = settings.engine == "spark"
-    if spark:  # the Spark engine builds the whole project each time (README "Engines")
+    if settings.engine == "spark":  # the Spark engine builds the whole project each time
         from mqcap.spark import check_ready
 
         check_ready(settings.spark_master)
-        select = None
         with warehouse.connect(settings.warehouse, on_wait=progress.log) as con:
             schema.ensure(con)  # the views read the landing tables
-        _duckdb_views(settings, progress)
+        duckdb_views(settings, progress)
+    with warehouse.connect(settings.warehouse, on_wait=progress.log) as con:
+        pending = begin_build(con, settings, progress, select=select, complete=complete, full=full)
+    result = run_build(settings, pending, progress, docs=docs, unit_tests=unit_tests)
+    with warehouse.connect(settings.warehouse, on_wait=progress.log) as con:
+        end_build(con, settings, result, pending)
+    return result
+
+
+@dataclass
+class PendingBuild:
+    """A build begun (:func:`begin_build`): the files it covers, its inputs' fingerprint, the
+    dbt selection, whether it is a complete build (recorded in the step ledger) and whether it
+    is incremental, and the scope's one line."""
+
+    covered: list[int]
+    inputs: str
+    select: list[str] | None = None
+    whole: bool = True
+    incremental: bool = False
+    note: str = ""
+
+
+def begin_build(
+    con: duckdb.DuckDBPyConnection,
+    settings: Settings,
+    progress: Progress,
+    *,
+    select: list[str] | None = None,
+    complete: bool = False,
+    full: bool = False,
+) -> PendingBuild:
+    """Before dbt, through ``con`` (its caller closes it before :func:`run_build`): the landing
+    tables made (dbt resolves every source, even of formats never dropped), a complete build
+    recorded as running with its scope (``mqcap.ledger.scope``), and on Spark the lake synced
+    (the Spark engine builds the whole project each time: README "Engines"; its
+    dbt-duckdb views, :func:`duckdb_views`, are made before this)."""
+    spark = settings.engine == "spark"
+    if spark:
+        select = None
     whole = complete or not select
-    start = _begin(settings, progress, whole=whole, full=full)
+    schema.ensure(con)
+    state = pipeline_state(settings, con)
+    start = PendingBuild(sorted(state.loaded), state.build_inputs(), select, whole)
+    if whole:
+        record_step(con, "build", "running", inputs=start.inputs, covered=start.covered)
+        scope = (
+            build_scope.Scope(True, reason="asked for")
+            if full
+            else build_scope.compute_scope(con, state)
+        )
+        if not scope.full:
+            # Before dbt runs, and kept until a build completes (a killed build's runs stay).
+            runs = build_scope.begin(con, scope)
+            start.incremental = True
+            start.note = f"{len(runs)} run(s) recomputed ({scope.changed_files} file(s) changed)"
+        else:
+            start.note = scope.describe()
+    if spark:
+        from mqcap.spark import lake
+
+        progress.log(lake.sync(con, settings.lake).summary())
+    return start
+
+
+def run_build(
+    settings: Settings,
+    pending: PendingBuild,
+    progress: Progress,
+    *,
+    docs: bool = False,
+    unit_tests: bool = False,
+) -> BuildResult:
+    """dbt's build of what :func:`begin_build` began, in its own process (the warehouse closed
+    here), and with ``docs`` the dbt docs page when it succeeds; nothing is recorded here, and
+    nothing raised for a failed build (:func:`end_build` does both)."""
     progress.start("dbt build", total=None, unit="nodes")
-    proc = _dbt_waiting(settings, _dbt_args(select, start.incremental, unit_tests), progress)
+    args = _dbt_args(pending.select, pending.incremental, unit_tests)
+    proc = _dbt_waiting(settings, args, progress)
     result = _read_results(settings, proc)
     # The Spark engine's incremental build says what it carried (mqcap.spark.carry).
     carried = [
         ln[len("mqcap: ") :] for ln in proc.stdout.splitlines() if ln.startswith("mqcap: carried ")
     ]
-    result.scope = "; ".join([start.note, *carried[-1:]]) if start.note else start.note
+    result.scope = "; ".join([pending.note, *carried[-1:]]) if pending.note else pending.note
     if docs and result.ok:
         result.docs = write_dbt_docs(settings, progress)
-    _end(settings, progress, result, start, whole=whole)
     return result
-
-
-@dataclass
-class _Start:
-    """What a build recorded before dbt ran: the files it covers, its inputs' fingerprint,
-    whether it is incremental and the scope's one line."""
-
-    covered: list[int]
-    inputs: str
-    incremental: bool = False
-    note: str = ""
-
-
-def _begin(settings: Settings, progress: Progress, *, whole: bool, full: bool) -> _Start:
-    """Before dbt: the landing tables made (dbt resolves every source, even of formats never
-    dropped), a complete build recorded as running with its scope (``mqcap.ledger.scope``),
-    and on Spark the lake synced."""
-    with warehouse.connect(settings.warehouse, on_wait=progress.log) as con:
-        schema.ensure(con)
-        state = pipeline_state(settings, con)
-        start = _Start(sorted(state.loaded), state.build_inputs())
-        if whole:
-            record_step(con, "build", "running", inputs=start.inputs, covered=start.covered)
-            scope = (
-                build_scope.Scope(True, reason="asked for")
-                if full
-                else build_scope.compute_scope(con, state)
-            )
-            if not scope.full:
-                # Before dbt runs, and kept until a build completes (a killed build's runs stay).
-                runs = build_scope.begin(con, scope)
-                start.incremental = True
-                start.note = (
-                    f"{len(runs)} run(s) recomputed ({scope.changed_files} file(s) changed)"
-                )
-            else:
-                start.note = scope.describe()
-        if settings.engine == "spark":
-            from mqcap.spark import lake
-
-            progress.log(lake.sync(con, settings.lake).summary())
-    return start
 
 
 def _dbt_args(select: list[str] | None, incremental: bool, unit_tests: bool) -> list[str]:
@@ -380,38 +421,37 @@ def _dbt_args(select: list[str] | None, incremental: bool, unit_tests: bool) -> 
     return args
 
 
-def _end(
-    settings: Settings, progress: Progress, result: BuildResult, start: _Start, *, whole: bool
+def end_build(
+    con: duckdb.DuckDBPyConnection, settings: Settings, result: BuildResult, pending: PendingBuild
 ) -> None:
-    """After dbt: on Spark the marts copied in and old builds pruned; a failure recorded and
-    raised as what it is (damage, the environment, or the data); a complete build's scope
-    snapshot taken and the build recorded done."""
-    with warehouse.connect(settings.warehouse, on_wait=progress.log) as con:
-        if settings.engine == "spark":
-            from mqcap.spark import lake
+    """After dbt, through ``con``: on Spark the marts copied in and old builds pruned; a failure
+    recorded and raised as what it is (damage, the environment, or the data); a complete
+    build's scope snapshot taken and the build recorded done."""
+    if settings.engine == "spark":
+        from mqcap.spark import lake
 
-            if result.ok:
-                lake.attach_marts(con, settings.lake)
-            lake.prune_builds(settings.lake)
-        if not result.ok:
-            line = _failure_line(result, settings)
-            record_step(
-                con, "build", "failed", inputs=start.inputs, covered=start.covered, detail=line
+        if result.ok:
+            lake.attach_marts(con, settings.lake)
+        lake.prune_builds(settings.lake)
+    if not result.ok:
+        line = _failure_line(result, settings)
+        record_step(
+            con, "build", "failed", inputs=pending.inputs, covered=pending.covered, detail=line
+        )
+        if any(warehouse.damaged_text(t) for t in result.failures or [result.log_tail]):
+            raise warehouse.damaged_error(settings.warehouse, Exception(line))
+        if _machine_failed(result):
+            raise EnvironmentProblem(
+                f"dbt build stopped: the disk is full or not writable ({line}). Nothing was "
+                "set aside; make room and run again (the build is owed)"
             )
-            if any(warehouse.damaged_text(t) for t in result.failures or [result.log_tail]):
-                raise warehouse.damaged_error(settings.warehouse, Exception(line))
-            if _machine_failed(result):
-                raise EnvironmentProblem(
-                    f"dbt build stopped: the disk is full or not writable ({line}). Nothing was "
-                    "set aside; make room and run again (the build is owed)"
-                )
-            raise DataError(f"dbt build failed: {line}")
-        if whole:
-            build_scope.complete(con, start.covered, settings.project_root)
-            record_step(con, "build", "done", inputs=start.inputs, covered=start.covered)
+        raise DataError(f"dbt build failed: {line}")
+    if pending.whole:
+        build_scope.complete(con, pending.covered, settings.project_root)
+        record_step(con, "build", "done", inputs=pending.inputs, covered=pending.covered)
 
 
-def _duckdb_views(settings: Settings, progress: Progress) -> None:
+def duckdb_views(settings: Settings, progress: Progress) -> None:
     """The Spark engine's warehouse gets dbt-duckdb's staging and intermediate views (over its
     landing tables, where ingest lands): the build scope is computed from them before the build,
     and the snapshot of the runs taken from them after it (``mqcap.ledger.scope``). A failure is a

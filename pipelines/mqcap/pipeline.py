@@ -2,6 +2,13 @@
 
 ``run`` does what the step ledger (``mqcap.ledger.steps``) shows owed: with nothing owed it
 says so and stops at once.
+
+Each step opens the warehouse once (:func:`step_connection`; ingest opens its own), and the
+bookkeeping between steps goes through a step's connection: what is owed is read through the
+landing checks' connection (after ingest) and the mart checks' (after the build); the build's
+end, once dbt is done, is recorded through the mart checks' connection, and the reports to
+render are recorded as running through it too, since the build and the reports close their
+own before dbt or the report kernel opens the file (DuckDB allows one writing process).
 """
 
 from __future__ import annotations
@@ -14,17 +21,36 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import duckdb
+
 from mqcap import environment, interrupt, warehouse
-from mqcap.build import BuildResult, build, selection_for
+from mqcap.build import (
+    BuildResult,
+    PendingBuild,
+    begin_build,
+    duckdb_views,
+    end_build,
+    run_build,
+    selection_for,
+)
 from mqcap.errors import WarehouseBusyError
 from mqcap.ingest import IngestReport, ingest
 from mqcap.ledger import files as ledger_files
 from mqcap.ledger.files import tables_of_kinds
 from mqcap.ledger.steps import PipelineState, pipeline_state
 from mqcap.progress import Progress
-from mqcap.publish import FORMATS, ReportResult, render_reports
+from mqcap.publish import (
+    FORMATS,
+    ReportResult,
+    plan_reports,
+    record_rendered,
+    render_planned,
+)
 from mqcap.settings import Settings, outputs_dir
 from mqcap.validate import ValidationReport, validate
+
+# The steps of `mqcap run`, as it names them: each opens the warehouse once.
+STEPS = ("ingest", "landing checks", "build", "mart checks", "reports")
 
 
 @dataclass
@@ -67,20 +93,33 @@ def warehouse_totals(settings: Settings) -> dict[str, int]:
     return {"runs": runs, "files": files, "rows": rows, "set_aside": set_aside}
 
 
-def build_selection(state: PipelineState, settings: Settings) -> list[str] | None:
+def build_selection(
+    state: PipelineState, settings: Settings, con: duckdb.DuckDBPyConnection
+) -> list[str] | None:
     """dbt selectors for what changed since the last complete build; None: build everything
     (no complete build on record, marts missing, or the dbt project itself changed)."""
     full, ids = state.build_delta()
     if full:
         return None
-    with warehouse.connect(settings.warehouse, read_only=True) as con:
-        kinds = ledger_files.kinds_of(con, ids)
-    return selection_for(settings, tables_of_kinds(kinds))
+    return selection_for(settings, tables_of_kinds(ledger_files.kinds_of(con, ids)))
 
 
-def _state(settings: Settings) -> PipelineState:
-    with warehouse.connect(settings.warehouse, read_only=True) as con:
-        return pipeline_state(settings, con)
+@contextmanager
+def step_connection(
+    settings: Settings, step: str, progress: Progress
+) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The one connection a step of ``mqcap run`` receives (``step``: one of ``STEPS``),
+    read-write (every step records what it did) and waiting for the file as every open does;
+    closed before anything else opens the file (dbt, the report kernel).
+
+    Example:
+        with step_connection(settings, "landing checks", progress) as con:
+            state = pipeline_state(settings, con)
+    """
+    if step not in STEPS:
+        raise ValueError(f"no step {step!r} in mqcap run; its steps: {', '.join(STEPS)}")
+    with warehouse.connect(settings.warehouse, on_wait=progress.log) as con:
+        yield con
 
 
 RUN_BUSY = (
@@ -159,36 +198,54 @@ def _run(
     progress: Progress,
 ) -> RunResult:
     formats = FORMATS[fmt] if reports else None
-    landed = ingest(settings, paths, progress)
+    landed = ingest(settings, paths, progress)  # (ingest opens the warehouse itself)
     interrupt.check()  # a Ctrl-C that a callback swallowed stops the run here
     result = RunResult(ingest=landed)
-    state = _state(settings)
-    result.notes = state.notes
-    if not force and state.up_to_date(formats):
-        result.nothing_new = True
-        result.problems = state.problems(formats or ())
-        return result
-    if force:  # everything again, landing checks included (the demo reports them all)
-        result.landing = validate(settings, "landing", None, progress)
-    elif pending := state.landing_pending():
-        result.landing = validate(settings, "landing", pending, progress)
+    with step_connection(settings, "landing checks", progress) as con:
+        state = pipeline_state(settings, con)
+        result.notes = state.notes
+        if not force and state.up_to_date(formats):
+            result.nothing_new = True
+            result.problems = state.problems(formats or ())
+            return result
+        if force:  # everything again, landing checks included (the demo reports them all)
+            result.landing = validate(settings, "landing", None, progress, con=con)
+        elif pending := state.landing_pending():
+            result.landing = validate(settings, "landing", pending, progress, con=con)
     interrupt.check()
+    begun: PendingBuild | None = None
     if force or not state.built():
-        select = None if force else build_selection(state, settings)
-        result.build = build(settings, select=select, progress=progress, complete=True, full=force)
-    interrupt.check()
-    state = _state(settings)
-    if force or not state.mart_checked():
-        result.marts = validate(settings, "mart", None, progress)
-        state = _state(settings)
-    interrupt.check()
-    if reports:
+        if settings.engine == "spark":  # (ingest checked the engine and made the landing tables)
+            duckdb_views(settings, progress)
+        with step_connection(settings, "build", progress) as con:
+            select = None if force else build_selection(state, settings, con)
+            begun = begin_build(con, settings, progress, select=select, complete=True, full=force)
+        result.build = run_build(settings, begun, progress)  # dbt: the warehouse closed
+    with step_connection(settings, "mart checks", progress) as con:
+        if begun is not None and result.build is not None:
+            end_build(con, settings, result.build, begun)  # raises when the build failed
+        interrupt.check()
+        state = pipeline_state(settings, con)
+        if force or not state.mart_checked():
+            result.marts = validate(settings, "mart", None, progress, con=con)
+            state = pipeline_state(settings, con)
+        interrupt.check()
+        if not reports:
+            result.problems = state.problems(())
+            return result
         touched = landed.landed + landed.deleted
         affected = sorted({o.study for o in touched if o.study}) if paths else None
-        result.reports = render_reports(
-            settings, affected or None, fmt, state.blocked(), force, progress, only_owed=not force
+        plan = plan_reports(
+            con, settings, affected or None, fmt, state.blocked(), force, not force, state
         )
-        state = _state(settings)
+    try:
+        result.reports = render_planned(settings, plan, progress)  # the kernel: closed
+    finally:
+        # What was rendered is recorded, also when a Ctrl-C stopped the renders.
+        if plan.outcomes:
+            with step_connection(settings, "reports", progress) as con:
+                record_rendered(con, plan)
+                state = pipeline_state(settings, con)
     result.problems = state.problems(formats or ())
     return result
 

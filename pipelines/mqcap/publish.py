@@ -9,7 +9,10 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
+
+import duckdb
 
 from mqcap import warehouse
 from mqcap.errors import UsageError
@@ -18,6 +21,10 @@ from mqcap.progress import Progress
 from mqcap.settings import Settings
 
 FORMATS = {"html": ("html",), "pdf": ("pdf",), "all": ("html", "pdf")}
+
+
+def _now() -> datetime:
+    return datetime.now().replace(microsecond=0)
 
 
 @dataclass
@@ -31,35 +38,90 @@ class ReportResult:
         return [p for by_fmt in self.outputs.values() for p in by_fmt.values()]
 
 
-def list_studies(settings: Settings) -> list[str]:
-    with warehouse.connect(settings.warehouse, read_only=True) as con:
-        try:
-            rows = con.execute("select distinct study from marts.dim_run order by 1").fetchall()
-        except Exception as exc:  # marts not built yet
-            raise UsageError(f"no marts in {settings.warehouse}: run `mqcap build` first") from exc
+def studies_in(con: duckdb.DuckDBPyConnection, settings: Settings) -> list[str]:
+    """The studies in the marts (``marts.dim_run``); a usage error before the first build."""
+    try:
+        rows = con.execute("select distinct study from marts.dim_run order by 1").fetchall()
+    except Exception as exc:  # marts not built yet
+        raise UsageError(f"no marts in {settings.warehouse}: run `mqcap build` first") from exc
     return [r[0] for r in rows]
 
 
-def _record(settings: Settings, study: str, fmt: str, status: str, **kw) -> None:
-    with warehouse.connect(settings.warehouse) as con:
-        record_step(con, "report", status, study=study, part=fmt, **kw)
+@dataclass
+class ReportPlan:
+    """The reports a pass renders (:func:`plan_reports`) and, once rendered
+    (:func:`render_planned`), each one's outcome to record (:func:`record_rendered`)."""
+
+    result: ReportResult
+    wanted: list[str]  # the studies asked for, in order (progress counts them all)
+    todo: dict[str, tuple[tuple[str, ...], list[str]]]  # study -> (formats, failed checks)
+    inputs: dict[tuple[str, str], str]  # (study, format) -> the inputs it is rendered from
+    overview: bool  # the overview is rendered whatever the studies' renders do (it is owed)
+    # (study, format, status, started, finished, output or None, detail or None)
+    outcomes: list[tuple] = field(default_factory=list)
+
+
+def plan_reports(
+    con: duckdb.DuckDBPyConnection,
+    settings: Settings,
+    studies: list[str] | None = None,
+    fmt: str = "all",
+    blocked: dict[str, list[str]] | None = None,
+    force: bool = False,
+    only_owed: bool = False,
+    state: PipelineState | None = None,
+) -> ReportPlan:
+    """Which reports to render (see :func:`render_reports`), each recorded as running through
+    ``con`` before any render starts (a kill leaves them 'running': owed, and shown as
+    interrupted). ``state``: the step ledger as ``con`` reads it, if the caller has it."""
+    formats = FORMATS[fmt]
+    known = studies_in(con, settings)
+    wanted = studies or known
+    unknown = [s for s in wanted if s not in known]
+    if unknown:
+        raise UsageError(f"unknown study {', '.join(unknown)}; known: {', '.join(known) or 'none'}")
+    if state is None:
+        state = pipeline_state(settings, con)
+    blocked = state.blocked() if blocked is None else blocked
+    result = ReportResult()
+    plan = ReportPlan(result, wanted, {}, {}, False)
+    for study in wanted:
+        failed = blocked.get(study, [])
+        if failed and not force:
+            result.skipped[study] = f"{len(failed)} failed check(s); use --force to render anyway"
+            continue
+        todo = tuple(f for f in formats if not only_owed or state.report_state(study, f) != "ok")
+        if not todo:
+            result.up_to_date.append(study)
+            continue
+        plan.todo[study] = (todo, failed)
+        plan.inputs.update({(study, f): state.report_inputs(study, f, failed) for f in todo})
+    # The overview is rendered when it is owed itself (or every report is asked for), else
+    # only once a study's report has rendered (render_planned): not recorded as running here,
+    # since its last render stands for the current inputs until then.
+    plan.overview = not only_owed or state.report_state(OVERVIEW, "html") != "ok"
+    plan.inputs[(OVERVIEW, "html")] = state.report_inputs(OVERVIEW, "html", [])
+    running = [(study, f) for study, (todo, _) in plan.todo.items() for f in todo]
+    if plan.overview:
+        running.append((OVERVIEW, "html"))
+    for study, f in running:
+        record_step(con, "report", "running", study=study, part=f, inputs=plan.inputs[study, f])
+    return plan
 
 
 def _render_one(
     settings: Settings,
-    state: PipelineState,
+    plan: ReportPlan,
     study: str,
     formats: tuple[str, ...],
     failed_checks: list[str],
     env: dict[str, str],
 ) -> dict[str, Path]:
-    """Render one report, its start and end recorded per format (a kill leaves 'running')."""
+    """Render one report; its outcome per format noted in ``plan.outcomes``."""
     from mqcap.render import render_report
 
     overview = study == OVERVIEW
-    inputs = {f: state.report_inputs(study, f, failed_checks) for f in formats}
-    for f in formats:
-        _record(settings, study, f, "running", inputs=inputs[f])
+    started = _now()
     try:
         paths = render_report(
             settings.reports_src / ("index.qmd" if overview else "study.qmd"),
@@ -72,12 +134,53 @@ def _render_one(
     except Exception as exc:
         # Recorded, and the next run renders it again; the other studies still render.
         why = str(exc).splitlines()[0][:500] if str(exc) else type(exc).__name__
-        for f in formats:
-            _record(settings, study, f, "failed", inputs=inputs[f], detail=why)
+        plan.outcomes += [(study, f, "failed", started, _now(), None, why) for f in formats]
         raise
-    for f, path in paths.items():
-        _record(settings, study, f, "done", inputs=inputs[f], output=path)
+    plan.outcomes += [(study, f, "done", started, _now(), path, None) for f, path in paths.items()]
     return paths
+
+
+def render_planned(settings: Settings, plan: ReportPlan, progress: Progress) -> ReportResult:
+    """Render what ``plan`` holds, through the report kernel (its own process, which opens the
+    warehouse itself: nothing here holds it); a report that fails is noted and the others
+    still render. Each outcome is noted in ``plan.outcomes``, for :func:`record_rendered`."""
+    result = plan.result
+    settings.reports_out.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "MQCAP_WAREHOUSE": str(settings.warehouse)}
+    progress.start("render reports", total=len(plan.wanted) + 1, unit="reports")
+    for study in plan.wanted:
+        if study in plan.todo:
+            todo, failed = plan.todo[study]
+            try:
+                result.outputs[study] = _render_one(settings, plan, study, todo, failed, env)
+            except Exception as exc:
+                result.failed[study] = str(exc).splitlines()[0] if str(exc) else repr(exc)
+        progress.advance(1, study)
+    if result.outputs or plan.overview:
+        try:
+            result.outputs[OVERVIEW] = _render_one(settings, plan, OVERVIEW, ("html",), [], env)
+        except Exception as exc:
+            result.failed[OVERVIEW] = str(exc).splitlines()[0] if str(exc) else repr(exc)
+    progress.advance(1, "overview")
+    return result
+
+
+def record_rendered(con: duckdb.DuckDBPyConnection, plan: ReportPlan) -> None:
+    """Each rendered report's outcome (done with its file, or failed with why), recorded
+    through ``con`` with when its render started and ended; each its own transaction."""
+    for study, f, status, started, finished, output, detail in plan.outcomes:
+        record_step(
+            con,
+            "report",
+            status,
+            study=study,
+            part=f,
+            inputs=plan.inputs[study, f],
+            output=output,
+            detail=detail,
+            started_at=started,
+            finished_at=finished,
+        )
 
 
 def render_reports(
@@ -96,41 +199,19 @@ def render_reports(
     reports the step ledger shows rendered from the current inputs and still on disk.
     A report that fails to render is recorded and reported; the others still render.
 
+    The warehouse is opened before the renders (:func:`plan_reports`: what to render, recorded
+    as running) and after them (:func:`record_rendered`: what became of each, also when a
+    Ctrl-C stopped them), never while the report kernel reads it.
+
     Example:
         result = render_reports(Settings.load(), ["attls"], fmt="html")
     """
     progress = progress or Progress()
-    formats = FORMATS[fmt]
-    known = list_studies(settings)
-    wanted = studies or known
-    unknown = [s for s in wanted if s not in known]
-    if unknown:
-        raise UsageError(f"unknown study {', '.join(unknown)}; known: {', '.join(known) or 'none'}")
-    state = pipeline_state(settings)
-    blocked = state.blocked() if blocked is None else blocked
-    result = ReportResult()
-    settings.reports_out.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "MQCAP_WAREHOUSE": str(settings.warehouse)}
-    progress.start("render reports", total=len(wanted) + 1, unit="reports")
-    for study in wanted:
-        failed = blocked.get(study, [])
-        if failed and not force:
-            result.skipped[study] = f"{len(failed)} failed check(s); use --force to render anyway"
-            progress.advance(1, study)
-            continue
-        todo = tuple(f for f in formats if not only_owed or state.report_state(study, f) != "ok")
-        if not todo:
-            result.up_to_date.append(study)
-        else:
-            try:
-                result.outputs[study] = _render_one(settings, state, study, todo, failed, env)
-            except Exception as exc:
-                result.failed[study] = str(exc).splitlines()[0] if str(exc) else repr(exc)
-        progress.advance(1, study)
-    if result.outputs or not only_owed or state.report_state(OVERVIEW, "html") != "ok":
-        try:
-            result.outputs[OVERVIEW] = _render_one(settings, state, OVERVIEW, ("html",), [], env)
-        except Exception as exc:
-            result.failed[OVERVIEW] = str(exc).splitlines()[0] if str(exc) else repr(exc)
-    progress.advance(1, "overview")
-    return result
+    with warehouse.connect(settings.warehouse, on_wait=progress.log) as con:
+        plan = plan_reports(con, settings, studies, fmt, blocked, force, only_owed)
+    try:
+        return render_planned(settings, plan, progress)
+    finally:
+        if plan.outcomes:
+            with warehouse.connect(settings.warehouse, on_wait=progress.log) as con:
+                record_rendered(con, plan)

@@ -335,6 +335,7 @@ def validate(
     progress: Progress | None = None,
     docs: bool | None = None,
     only: set[str] | None = None,
+    con: duckdb.DuckDBPyConnection | None = None,
 ) -> ValidationReport:
     """Run the suites of ``scope`` (landing, mart or all); landing rows limited to ``file_ids``.
 
@@ -342,6 +343,9 @@ def validate(
     ``docs``: also write Data Docs (HTML) under ``settings.reports_out / "data-docs"``; by
     default yes, except for landing rows of given files (the pass before dbt: its results go
     into the next pass's Data Docs).
+    ``con``: the (read-write) connection to check and record through, the one a step of
+    ``mqcap run`` receives; without it the checks read through a read-only connection and
+    their results are stored through a second one.
 
     Example:
         report = validate(Settings.load(), scope="landing", file_ids=[3, 4])
@@ -360,30 +364,13 @@ def validate(
     gx, ctx, source = _gx_context()
     run_id = _run_id(scope, file_ids)
     progress.start(f"validate {scope}", total=len(suites), unit="suites")
-    with warehouse.connect(settings.warehouse, read_only=True) as con:
-        landed = (
-            {f"{warehouse.LANDING}.{t}" for t in tables_landed(con, file_ids)}
-            if file_ids is not None
-            else None
-        )
-        for spec in suites:
-            table = spec["meta"]["mqcap"]["table"]
-            is_landing = table.startswith(warehouse.LANDING + ".")
-            progress.advance(1, table)
-            if is_landing and landed is not None and table not in landed:
-                continue
-            df = _frame(con, table, file_ids if is_landing else None, checked_columns(spec))
-            if df is None:
-                continue
-            ledger = landed_rows(con, table.split(".", 1)[1], file_ids) if is_landing else None
-            params = (
-                {"ledger_rows": sum(n for _, n in ledger.values())} if ledger is not None else {}
-            )
-            started = time.perf_counter()
-            result = _run_suite(gx, ctx, source, spec, df, params, ledger, run_id)
-            result.seconds = time.perf_counter() - started
-            report.results.append(result)
-    _store(settings, report, scope, file_ids, complete=only is None)
+    checks = (gx, ctx, source, run_id)
+    if con is None:
+        with warehouse.connect(settings.warehouse, read_only=True) as reading:
+            _check(reading, suites, file_ids, checks, report, progress)
+    else:
+        _check(con, suites, file_ids, checks, report, progress)
+    _store(settings, report, scope, file_ids, complete=only is None, con=con)
     if docs is None:
         # The pass before dbt leaves its results for the mart pass's Data Docs (same process).
         docs = not (scope == "landing" and file_ids is not None)
@@ -399,6 +386,40 @@ def validate(
     for key in keys:
         ctx.validation_results_store.remove_key(key)
     return report
+
+
+def _check(
+    con: duckdb.DuckDBPyConnection,
+    suites: list[dict],
+    file_ids: list[int] | None,
+    checks: tuple,
+    report: ValidationReport,
+    progress: Progress,
+) -> None:
+    """Each suite on its table's rows (landing: of ``file_ids``, and only the tables those
+    files fed), its result added to ``report``; ``checks``: GX, its context and data source,
+    and the run the results are filed under."""
+    gx, ctx, source, run_id = checks
+    landed = (
+        {f"{warehouse.LANDING}.{t}" for t in tables_landed(con, file_ids)}
+        if file_ids is not None
+        else None
+    )
+    for spec in suites:
+        table = spec["meta"]["mqcap"]["table"]
+        is_landing = table.startswith(warehouse.LANDING + ".")
+        progress.advance(1, table)
+        if is_landing and landed is not None and table not in landed:
+            continue
+        df = _frame(con, table, file_ids if is_landing else None, checked_columns(spec))
+        if df is None:
+            continue
+        ledger = landed_rows(con, table.split(".", 1)[1], file_ids) if is_landing else None
+        params = {"ledger_rows": sum(n for _, n in ledger.values())} if ledger is not None else {}
+        started = time.perf_counter()
+        result = _run_suite(gx, ctx, source, spec, df, params, ledger, run_id)
+        result.seconds = time.perf_counter() - started
+        report.results.append(result)
 
 
 def _run_name(scope: str, file_ids: list[int] | None) -> str:
@@ -705,15 +726,21 @@ def _store(
     scope: str,
     file_ids: list[int] | None,
     complete: bool,
+    con: duckdb.DuckDBPyConnection | None = None,
 ) -> None:
-    """Remember the last result per suite for ``mqcap status`` (written after the read-only
-    pass), and, for a pass over every suite of a scope, that the checks were done (step ledger).
+    """Remember the last result per suite for ``mqcap status`` (written after the checks, through
+    ``con`` or else a connection of its own), and, for a pass over every suite of a scope, that
+    the checks were done (step ledger).
 
     A warehouse that cannot take the results (disk full, read-only) is an environment problem
     (exit 3), not a failed check: nothing is recorded as checked, so the next run checks again.
     """
     try:
-        _write_results(settings, report, scope, file_ids, complete)
+        if con is None:
+            with warehouse.connect(settings.warehouse) as own:
+                _write_results(own, settings, report, scope, file_ids, complete)
+        else:
+            _write_results(con, settings, report, scope, file_ids, complete)
     except (duckdb.Error, OSError) as exc:
         if not faults.is_warehouse_problem(exc):
             raise
@@ -731,6 +758,7 @@ def _store(
 
 
 def _write_results(
+    con: duckdb.DuckDBPyConnection,
     settings: Settings,
     report: ValidationReport,
     scope: str,
@@ -738,28 +766,27 @@ def _write_results(
     complete: bool,
 ) -> None:
     now = datetime.now().replace(microsecond=0)
-    with warehouse.connect(settings.warehouse) as con:
-        record_validation(
-            con,
-            now,
-            [
-                (
-                    r.suite,
-                    r.table,
-                    r.scope,
-                    r.success,
-                    r.evaluated,
-                    len(r.failures),
-                    r.rows,
-                    json.dumps([f.message() for f in r.failures]),
-                )
-                for r in report.results
-            ],
-        )
-        # After the results: a pass killed before this line is simply done again.
-        if complete:
-            for part in ("landing", "mart"):
-                if scope in (part, "all"):
-                    failures = [f for r in report.results if r.scope == part for f in r.failures]
-                    ids = file_ids if part == "landing" else None
-                    record_checks(con, settings, part, failures, ids)
+    record_validation(
+        con,
+        now,
+        [
+            (
+                r.suite,
+                r.table,
+                r.scope,
+                r.success,
+                r.evaluated,
+                len(r.failures),
+                r.rows,
+                json.dumps([f.message() for f in r.failures]),
+            )
+            for r in report.results
+        ],
+    )
+    # After the results: a pass killed before this line is simply done again.
+    if complete:
+        for part in ("landing", "mart"):
+            if scope in (part, "all"):
+                failures = [f for r in report.results if r.scope == part for f in r.failures]
+                ids = file_ids if part == "landing" else None
+                record_checks(con, settings, part, failures, ids)

@@ -65,8 +65,11 @@ def record_step(
     detail: object = None,
     output: Path | None = None,
     started_at: datetime | None = None,
+    finished_at: datetime | None = None,
 ) -> None:
     """Record one step event in its own transaction; prune older rows of the same key.
+    ``started_at`` / ``finished_at``: when the step started and ended, if not now (an event
+    recorded after the fact: the reports' outcomes, recorded once their renders are over).
 
     Example:
         record_step(con, "report", "done", study="attls", part="html", inputs=fp, output=path)
@@ -92,7 +95,7 @@ def record_step(
             size,
             mtime,
             started_at or now,
-            None if status == "running" else now,
+            None if status == "running" else finished_at or now,
         ],
     )
     # Keep the newest row and the newest 'done' row of this key.
