@@ -1,5 +1,5 @@
-"""Generated files (SMF staging models, SMF expectation suites) come from mqcap.codegen alone,
-and the committed ones are up to date."""
+"""Generated files (SMF staging models, SMF expectation suites, the findings' measure names, the
+report's sections) come from mqcap.codegen alone, and the committed ones are up to date."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def test_committed_generated_files_are_up_to_date():
     assert stale(PROJECT) == [], "run: python -m mqcap.codegen"
 
 
-def test_artefacts_are_the_smf_staging_models_and_suites_and_the_measure_names():
+def test_artefacts_are_the_smf_staging_models_and_suites_the_measure_names_and_the_sections():
     files = artefacts()
     n = len(STRUCTURES)
     assert n == 24
@@ -26,8 +26,10 @@ def test_artefacts_are_the_smf_staging_models_and_suites_and_the_measure_names()
     # One view per structure a model reads, their models YAML and every table's sources YAML.
     assert len(staging) == len(STAGED) + 2 == 7
     assert len(suites) == n  # every landing table is checked, staged or not
-    # And the macro naming each measure in a finding, from seeds/measures.csv.
-    assert len(files) == n + len(STAGED) + 2 + 1
+    # The macro naming each measure in a finding, from seeds/measures.csv, and the report's
+    # sections and the section each finding links to, from mqcap.sections.registry.
+    assert len(files) == n + len(STAGED) + 2 + 1 + 2
+    assert {"seeds/report_sections.csv", "seeds/finding_sections.csv"} <= set(files)
     assert "when 'round_trip_us' then 'round trip'" in files["macros/measure_text.sql"]
     assert (
         '"generated_by": "python -m mqcap.codegen"' in files["expectations/landing.smf_qcst.json"]

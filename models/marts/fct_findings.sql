@@ -22,7 +22,12 @@
 --   cost_per_kb           fitted CPU per transaction against message size (fct_fit, R-squared
 --                         at least 0.9): one finding per configuration with its baseline's figures.
 -- finding_rank orders by kind, then magnitude (|% change| or shortfall); the report shows the
--- first eight (is_headline) and the others after them.
+-- first eight (is_headline) and the others after them. section_anchor, the report section a
+-- finding links to, comes from seeds/finding_sections.csv (kind and measure, else the kind's
+-- '*' row), which python -m mqcap.codegen writes from the report's sections
+-- (mqcap.sections.registry).
+-- Its row checks read report_sections (macros/row_checks.sql), so it is built after it:
+-- depends_on: {{ ref('report_sections') }}
 {% set headline_count = 8 %}
 with sweep as (
     select * from {{ ref('int_sweep_summary') }}
@@ -58,6 +63,11 @@ change_points as (
 
 key_steps as (
     select * from {{ ref('int_channel_start_key_steps') }}
+),
+
+links as (
+    -- The section each kind of finding (and measure) links to: mqcap.sections.registry.
+    select * from {{ ref('finding_sections') }}
 ),
 
 question as (
@@ -124,7 +134,6 @@ change_point as (
         pct_mean as value,
         'percent' as unit,
         abs(pct_mean) as magnitude,
-        'sec-changes' as section_anchor,
         configuration,
         measure,
         history_label_after as subject
@@ -209,7 +218,6 @@ sweep_headline as (
         case when asks_rate then rate_pct_mean else latency_pct_mean end as value,
         'percent' as unit,
         abs(case when asks_rate then rate_pct_mean else latency_pct_mean end) as magnitude,
-        'sec-thread-sweep' as section_anchor,
         configuration,
         case when asks_rate then 'max_rate_per_s' else 'single_thread_round_trip_us' end
             as measure,
@@ -244,7 +252,6 @@ unsustained as (
         achieved_pct as value,
         'percent of target' as unit,
         100 - achieved_pct as magnitude,
-        'sec-rate-target' as section_anchor,
         configuration,
         'achieved_pct' as measure,
         run_key as subject
@@ -305,7 +312,6 @@ key_step as (
         'percent' as unit,
         -- Steps in key order, whatever their size: the reader follows the keys up.
         1000000.0 - from_bits as magnitude,
-        'sec-starts' as section_anchor,
         cast(null as {{ dbt.type_string() }}) as configuration,
         'time_per_channel_us' as measure,
         from_key || ' -> ' || to_key as subject
@@ -472,16 +478,6 @@ pair_change as (
         {{ mqcap_arg_min('large_pct', 'measure_order') }} as value,
         'percent' as unit,
         max(largest_abs_pct) as magnitude,
-        {{ mqcap_arg_min(
-            "case
-                when measure in ('round_trip_us', 'rate_per_s') then 'sec-comparison'
-                when measure in ('time_per_channel_us', 'channel_rate_per_s', 'cpu_us_per_channel')
-                    then 'sec-starts'
-                when measure = 'cpu_us_per_txn' then 'sec-cost'
-                else 'sec-channels'
-            end",
-            'measure_order'
-        ) }} as section_anchor,
         configuration,
         {{ mqcap_arg_min('measure', 'measure_order') }} as measure,
         baseline_configuration || '|' || point_labels || '|' || x_kind as subject
@@ -530,7 +526,6 @@ saturation as (
         cast(saturating as double) * 100 / series as value,
         'percent of series' as unit,
         cast(saturating as double) * 100 / series as magnitude,
-        'sec-thread-sweep' as section_anchor,
         top_configuration as configuration,
         'saturates' as measure,
         study as subject
@@ -618,7 +613,6 @@ cost_per_kb as (
         fit_pairs.kb_high as value,
         'CPU microseconds per KB' as unit,
         fit_pairs.size_share_pct as magnitude,
-        'sec-fits' as section_anchor,
         fit_pairs.configuration,
         'cpu_us_per_txn' as measure,
         coalesce(fit_pairs.baseline_configuration, '-') as subject
@@ -655,18 +649,21 @@ ranked as (
 )
 
 select
-    study || '|' || cast(finding_rank as {{ dbt.type_string() }}) as finding_key,
-    study,
-    finding_rank,
-    finding_rank <= {{ headline_count }} as is_headline,
-    kind,
-    sentence,
-    value,
-    unit,
-    magnitude,
+    ranked.study || '|' || cast(ranked.finding_rank as {{ dbt.type_string() }}) as finding_key,
+    ranked.study,
+    ranked.finding_rank,
+    ranked.finding_rank <= {{ headline_count }} as is_headline,
+    ranked.kind,
+    ranked.sentence,
+    ranked.value,
+    ranked.unit,
+    ranked.magnitude,
     cast(1.0 as double) as certainty,
-    section_anchor,
-    configuration,
-    measure,
-    subject
+    -- the section of the finding's kind and measure, else of its kind (measure '*')
+    coalesce(by_measure.section_anchor, by_kind.section_anchor) as section_anchor,
+    ranked.configuration,
+    ranked.measure,
+    ranked.subject
 from ranked
+left join links as by_measure on ranked.kind || '|' || ranked.measure = by_measure.finding_link
+left join links as by_kind on ranked.kind || '|*' = by_kind.finding_link

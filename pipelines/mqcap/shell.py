@@ -43,7 +43,7 @@ SCHEMAS = {
     "intermediate": "dbt views: runs, attribution of rows to runs, pivots",
     "marts": "the tables the reports read: dimensions (dim_*) and facts (fct_*)",
     "meta": "the ledger of files and steps, check results",
-    "reference": "dbt seeds: each measure's better direction, t critical values",
+    "reference": "dbt seeds: the measures, t critical values, the report's sections",
     "main": "DuckDB's default schema",
 }
 

@@ -8,8 +8,12 @@ Two kinds of file are generated from the SMF field tables
 - the Great Expectations suites of those tables, ``expectations/landing.smf_*.json``
   (``smf_suites``).
 
-And one from the measures' definitions (``seeds/measures.csv``, ``mqcap.measures``): the macro
+One from the measures' definitions (``seeds/measures.csv``, ``mqcap.measures``): the macro
 that names a measure in a finding's sentence, ``macros/measure_text.sql`` (``measure_text``).
+
+And two seeds from the report's sections (``mqcap.sections.registry``): the sections,
+``seeds/report_sections.csv``, and the section each kind of finding links to,
+``seeds/finding_sections.csv`` (``report_sections``; ``fct_findings`` joins it).
 
 ``artefacts()`` maps each file's path (relative to the project root) to its content;
 ``python -m mqcap.codegen`` writes them all, ``python -m mqcap.codegen --check`` lists the
@@ -28,7 +32,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mqcap.codegen import measure_text, smf_staging, smf_suites
+from mqcap.codegen import measure_text, report_sections, smf_staging, smf_suites
 
 PROJECT = Path(__file__).resolve().parents[3]
 COMMAND = "python -m mqcap.codegen"
@@ -41,6 +45,7 @@ def artefacts() -> dict[str, str]:
     files = {f"models/staging/smf/{name}": text for name, text in smf_staging.render_all().items()}
     files.update({f"expectations/{name}": text for name, text in smf_suites.suites().items()})
     files["macros/measure_text.sql"] = measure_text.render()
+    files.update(report_sections.render())
     return files
 
 
