@@ -687,3 +687,33 @@ def test_cost_table_averages_repeated_runs_and_says_how_many():
     single = tb.cost_table(costs[costs["run_id"] != "r2"])
     assert "Runs" not in single.columns
     assert single["MSTR"].tolist() == [14.0, 20.0]
+
+
+def test_start_time_table_lays_out_the_marts_rows_and_computes_nothing():
+    # fct_channel_start_strength_steps rows, as the query returns them; one prefix lacks a step.
+    steps = pd.DataFrame(
+        {
+            "tls_version": ["1.2", "1.2", "1.2", "1.3"],
+            "cipher_prefix": ["TLS_RSA", "TLS_RSA", "TLS_ECDHE_RSA", "TLS13"],
+            "from_key_strength": ["high", "medium", "medium", "high"],
+            "to_key_strength": ["very_high", "high", "high", "very_high"],
+            "from_key_bits": [2048, 1024, 1024, 256],
+            "time_increase_up_to_pct": [125.0, 25.0, 10.0, 100.0],
+        }
+    )
+    out = tb.start_time_increase(steps)
+    assert list(out.columns) == ["TLS", "Cipher prefix", "Medium → high %", "High → very high %"]
+    cells = {
+        (r["TLS"], r["Cipher prefix"], step): r[step]
+        for r in out.to_dict("records")
+        for step in out.columns[2:]
+        if pd.notna(r[step])
+    }
+    # Every mart value in its cell, and nothing else.
+    assert cells == {
+        ("TLS 1.2", "TLS_RSA", "High → very high %"): 125.0,
+        ("TLS 1.2", "TLS_RSA", "Medium → high %"): 25.0,
+        ("TLS 1.2", "TLS_ECDHE_RSA", "Medium → high %"): 10.0,
+        ("TLS 1.3", "TLS13", "High → very high %"): 100.0,
+    }
+    assert tb.start_time_increase(steps.iloc[0:0]).empty

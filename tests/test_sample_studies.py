@@ -104,6 +104,11 @@ def test_001_start_time_increase_by_key_strength(marts):
         ("TLS_RSA", "high", 125.0),
         ("TLS_RSA", "medium", 25.0),
     ]
+    # The report's table is the mart that holds these maxima (the table only lays them out).
+    assert rows == marts(
+        """select cipher_prefix, from_key_strength, round(time_increase_up_to_pct, 2)
+           from marts.fct_channel_start_strength_steps where study = 'keysize' order by 1, 2"""
+    )
 
 
 def test_001_coprocessor_utilisation_table(marts):

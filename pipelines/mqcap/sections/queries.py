@@ -422,6 +422,19 @@ def channel_starts(study: str) -> pd.DataFrame:
     return _with_runs(df, study)
 
 
+def channel_start_strength_steps(study: str) -> pd.DataFrame:
+    """Per TLS version, cipher prefix and step to the next stronger key, the largest % increase
+    in time to start a channel (fct_channel_start_strength_steps).
+
+    Example:
+        channel_start_strength_steps("keysize")[["cipher_prefix", "from_key_strength",
+                                                 "time_increase_up_to_pct"]]
+    """
+    return _mart(
+        "fct_channel_start_strength_steps", study, "tls_version, cipher_prefix, from_key_bits"
+    )
+
+
 def run_files(study: str) -> pd.DataFrame:
     """Every raw file behind every run (fct_run_files): name, sha256 prefix, kind, rows.
 

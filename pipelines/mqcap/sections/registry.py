@@ -120,7 +120,7 @@ SECTIONS: tuple[Section, ...] = (
     Section(
         "sec-starts",
         "Starting and stopping channels",
-        ("fct_channel_starts",),
+        ("fct_channel_starts", "fct_channel_start_strength_steps"),
         _links("key_step")
         + _links("pair_change", "time_per_channel_us", "channel_rate_per_s", "cpu_us_per_channel"),
     ),

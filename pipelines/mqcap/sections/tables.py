@@ -7,8 +7,6 @@ Example:
 
 from __future__ import annotations
 
-import itertools
-
 import pandas as pd
 
 from mqcap.sections.labels import KEY_STRENGTHS, ROLES, duration_label, natural_sorted, size_label
@@ -222,40 +220,32 @@ def crypto_by_strength(crypto_df: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def start_time_increase(starts: pd.DataFrame) -> pd.DataFrame:
-    """Seed-001-style: % increase in time to start a channel, by cipher prefix and key strength.
-
-    Per cipher, time per channel (1,000,000 / start rate) at each strength against the next
-    weaker one; per prefix, the largest increase ("up to").
+def start_time_increase(steps: pd.DataFrame) -> pd.DataFrame:
+    """Seed-001-style: % increase in time to start a channel, by cipher prefix and key strength
+    step, "up to" (the largest over the prefix's ciphers): the rows of
+    fct_channel_start_strength_steps laid out as TLS version x cipher prefix rows, one column
+    per step, weaker steps first. Nothing is computed here.
 
     Example:
-        start_time_increase(channel_starts("keysize"))  # prefix | Medium → High | High → ...
+        start_time_increase(channel_start_strength_steps("keysize"))  # TLS | Cipher prefix | ...
     """
-    df = starts[(starts["channel_operation"] == "start") & starts["key_strength"].notna()]
-    if df.empty or df["key_strength"].nunique() < 2:
+    if steps.empty:
         return pd.DataFrame()
-    df = df.assign(
-        prefix=df["cipher_prefix"].fillna("–"),
-        tls=df["tls_version"].map(lambda v: f"TLS {v}" if pd.notna(v) else "–"),
+    rank = {s: i for i, s in enumerate(KEY_STRENGTHS)}
+    df = steps.assign(
+        tls=steps["tls_version"].map(lambda v: f"TLS {v}" if pd.notna(v) else "–"),
+        prefix=steps["cipher_prefix"].fillna("–"),
+        step=[
+            f"{a.replace('_', ' ').capitalize()} → {b.replace('_', ' ')} %"
+            for a, b in zip(steps["from_key_strength"], steps["to_key_strength"], strict=True)
+        ],
+        order=steps["from_key_strength"].map(lambda s: rank.get(s, len(rank))),
     )
-    times = df.pivot_table(
-        index=["tls", "prefix", "cipher"],
-        columns="key_strength",
-        values="time_per_channel_us",
-        aggfunc="mean",
-    )
-    steps = list(itertools.pairwise(KEY_STRENGTHS))
-    out = pd.DataFrame(index=times.index)
-    labels = []
-    for weak, strong in steps:
-        if weak in times.columns and strong in times.columns:
-            label = f"{weak.replace('_', ' ').capitalize()} → {strong.replace('_', ' ')} %"
-            out[label] = (times[strong] - times[weak]) / times[weak] * 100
-            labels.append(label)
-    if not labels:
-        return pd.DataFrame()
-    result = out.groupby(level=["tls", "prefix"]).max().reset_index()
-    return result.rename(columns={"tls": "TLS", "prefix": "Cipher prefix"})
+    columns = list(dict.fromkeys(df.sort_values(["order", "from_key_bits"], kind="stable")["step"]))
+    wide = df.pivot(index=["tls", "prefix"], columns="step", values="time_increase_up_to_pct")
+    wide = wide[columns].reset_index()
+    wide.columns.name = None
+    return wide.rename(columns={"tls": "TLS", "prefix": "Cipher prefix"})
 
 
 # ---------------------------------------------------------------------------------------------
