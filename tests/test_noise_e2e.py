@@ -350,6 +350,15 @@ def test_report_section_what_changed(built):
     assert out.exit_code == 0, out.output
     page = (built.reports_out / "history.html").read_text()
     assert 'id="sec-changes"' in page and "What changed" in page
+    # Each change-point finding links to the section behind it (it did not while the section's
+    # presence was known only after the findings were written).
+    findings = page[page.index('id="sec-findings"') : page.index('id="sec-environment"')]
+    n_change_points = _rows(
+        built,
+        "select count(*) as n from marts.fct_findings "
+        "where study = 'history' and kind = 'change_point' and is_headline",
+    )[0]["n"]
+    assert n_change_points >= 1 and findings.count('href="#sec-changes"') >= n_change_points
     body = " ".join(page[page.index('id="sec-changes"') : page.index('id="sec-appendix"')].split())
     # The verdict counts and the change point come from the marts.
     counts = _rows(
