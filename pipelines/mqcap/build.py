@@ -453,13 +453,19 @@ def end_build(
 
 def duckdb_views(settings: Settings, progress: Progress) -> None:
     """The Spark engine's warehouse gets dbt-duckdb's staging and intermediate views (over its
-    landing tables, where ingest lands): the build scope is computed from them before the build,
+    landing tables, where ingest lands) and the seeds they read: the build scope is computed from them before the build,
     and the snapshot of the runs taken from them after it (``mqcap.ledger.scope``). A failure is a
     failed build, like dbt-spark's. Its own target folder keeps both dbt's parse caches."""
     duck = settings.with_(engine="duckdb")
     target = settings.dbt_target.with_name(settings.dbt_target.name + "-duckdb-views")
     progress.start("dbt views (DuckDB, for the build scope)", total=None, unit="views")
-    views = ["run", "--select", "config.materialized:view", "--vars", "{mqcap_views_only: true}"]
+    # The seeds too: views read them (int_distributed_intervals the measures' units).
+    views = [
+        "build",
+        "--select", "config.materialized:view", "resource_type:seed",
+        "--exclude-resource-type", "test", "--exclude-resource-type", "unit_test",
+        "--vars", "{mqcap_views_only: true}",
+    ]  # fmt: skip
     proc = _dbt_waiting(duck, views, progress, target)
     if proc.returncode != 0:
         lines = [ln.strip() for ln in proc.stdout.splitlines() if "error" in ln.lower()]
