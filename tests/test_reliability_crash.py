@@ -45,9 +45,9 @@ def _drop_raw(raw: Path) -> None:
 
 
 # Kill points inside a build are drawn among its first BUILD_STEPS nodes: fewer than the
-# build's 86 (84 models and 2 seeds, each checking its rows in its own node), so the kill
+# build's 113 (109 models and 4 seeds, each checking its rows in its own node), so the kill
 # lands while dbt still runs.
-BUILD_STEPS = 75
+BUILD_STEPS = 100
 
 
 def _settings(root: Path) -> Settings:
