@@ -82,19 +82,7 @@ def write_history_study(out_dir: Path | str, **kwargs) -> HistoryStudy:
     start = plan.start or datetime(2026, 3, 2, 8) + timedelta(
         days=100 * (zlib.crc32(plan.study.encode()) % 100)
     )
-    baseline = plan.configurations[0]
-    study_yaml = [
-        HEADER.rstrip("\n"),
-        f"study: {plan.study}",
-        "title: Replicated runs over builds",
-        f"baseline: {baseline}",
-        "configurations:",
-        *(f"  - {c}" for c in plan.configurations),
-    ]
-    if plan.noise_settings:
-        study_yaml += ["noise:", *(f"  {k}: {v}" for k, v in plan.noise_settings.items())]
-    (root / "study.yaml").write_text("\n".join(study_yaml) + "\n")
-    plan.files.append(root / "study.yaml")
+    _write_study_yaml(plan, root)
     slot = 0
     for b, build in enumerate(plan.builds):
         for c, config in enumerate(plan.configurations):
@@ -102,73 +90,119 @@ def write_history_study(out_dir: Path | str, **kwargs) -> HistoryStudy:
                 for r in range(1, plan.replicates + 1):
                     run_start = start + timedelta(days=b, seconds=slot * (INTERVAL_S + 60))
                     slot += 1
-                    labels = {
-                        **((plan.config_labels or {}).get(config) or {}),
-                        **(point.get("labels") or {}),
-                    }
-                    run_id = "-".join(
-                        x
-                        for x in (
-                            build or "run",
-                            f"c{c + 1}",
-                            f"{point['message_bytes']}b",
-                            f"t{point['threads']}",
-                            *(str(v) for v in (point.get("labels") or {}).values()),
-                            f"r{r}",
-                        )
-                    )
-                    folder = root / run_id
-                    folder.mkdir(exist_ok=True)
-
-                    def noisy(value: float, measure: str, c=config, b=b) -> float:
-                        shifted = value * _factor(plan, measure, c, b)
-                        return shifted * (1 + plan.noise_pct / 100 * rng.gauss(0.0, 1.0))
-
-                    rate = noisy(plan.rate_per_s, "rate_per_s")
-                    trip = noisy(plan.round_trip_us, "round_trip_us")
-                    cpu_us = noisy(plan.cpu_us_per_txn, "cpu_us_per_txn")
-                    transactions = round(rate * INTERVAL_S)
-                    end = run_start + timedelta(seconds=INTERVAL_S)
-                    manifest = [
-                        HEADER.rstrip("\n"),
-                        f"study: {plan.study}",
-                        f"run: {run_id}",
-                        f'configuration: "{config}"',
-                        f"interval: {{start: {run_start.isoformat()}, end: {end.isoformat()}}}",
-                        "system: MPH1",
-                        "qmgr: QMH1",
-                        "workload:",
-                        "  type: request_reply",
-                        f"  message_bytes: {point['message_bytes']}",
-                        "  persistence: nonpersistent",
-                        f"  threads: {point['threads']}",
-                        *(["labels:"] if labels else []),
-                        *(f'  {k}: "{v}"' for k, v in labels.items()),
-                        f"replicate: {r}",
-                        *([f"build: {build}"] if build is not None else []),
-                        "jobs: {QMH1MSTR: MSTR, QMH1CHIN: CHIN}",
-                    ]
-                    if config != baseline:
-                        base_id = run_id.replace(f"-c{c + 1}-", "-c1-")
-                        manifest.append(f"baseline: {base_id}")
-                    (folder / "run.yaml").write_text("\n".join(manifest) + "\n")
-                    (folder / "results.csv").write_text(
-                        "rate_per_s,round_trip_us,threads,message_bytes,transactions\n"
-                        f"{rate:.3f},{trip:.3f},{point['threads']},{point['message_bytes']},"
-                        f"{transactions}\n"
-                    )
-                    cpu_rows = [
-                        "interval_start,interval_end,system,jobname,cpu_seconds",
-                        *(
-                            f"{run_start.isoformat(sep=' ')},{end.isoformat(sep=' ')},MPH1,"
-                            f"{job},{cpu_us * share * transactions / 1e6:.6f}"
-                            for job, (_role, share) in ROLES.items()
-                        ),
-                    ]
-                    (folder / "ascpu.csv").write_text("\n".join(cpu_rows) + "\n")
-                    plan.files += [
-                        folder / "run.yaml",
-                        folder / "results.csv",
-                        folder / "ascpu.csv",
-                    ]
+                    _write_run(plan, root, rng, _Run(b, build, c, config, point, r, run_start))
     return plan
+
+
+def _write_study_yaml(plan: HistoryStudy, root: Path) -> None:
+    """``study.yaml``: the first configuration is the baseline; ``noise`` only when the plan
+    sets noise settings."""
+    study_yaml = [
+        HEADER.rstrip("\n"),
+        f"study: {plan.study}",
+        "title: Replicated runs over builds",
+        f"baseline: {plan.configurations[0]}",
+        "configurations:",
+        *(f"  - {c}" for c in plan.configurations),
+    ]
+    if plan.noise_settings:
+        study_yaml += ["noise:", *(f"  {k}: {v}" for k, v in plan.noise_settings.items())]
+    (root / "study.yaml").write_text("\n".join(study_yaml) + "\n")
+    plan.files.append(root / "study.yaml")
+
+
+@dataclass(frozen=True)
+class _Run:
+    """Where one run sits in the plan: build ``b`` (its index), configuration ``c`` (its index),
+    workload point and replicate ``r`` (from 1), and when it starts."""
+
+    b: int
+    build: str | None
+    c: int
+    config: str
+    point: dict
+    r: int
+    start: datetime
+
+    @property
+    def run_id(self) -> str:
+        point = self.point
+        return "-".join(
+            x
+            for x in (
+                self.build or "run",
+                f"c{self.c + 1}",
+                f"{point['message_bytes']}b",
+                f"t{point['threads']}",
+                *(str(v) for v in (point.get("labels") or {}).values()),
+                f"r{self.r}",
+            )
+        )
+
+
+def _write_run(plan: HistoryStudy, root: Path, rng: random.Random, run: _Run) -> None:
+    """One run's folder: run.yaml, the driver's results.csv and the address-space CPU CSV.
+    Its three measures draw their noise from ``rng`` in this order: rate, round trip, CPU."""
+    folder = root / run.run_id
+    folder.mkdir(exist_ok=True)
+
+    def noisy(value: float, measure: str) -> float:
+        shifted = value * _factor(plan, measure, run.config, run.b)
+        return shifted * (1 + plan.noise_pct / 100 * rng.gauss(0.0, 1.0))
+
+    rate = noisy(plan.rate_per_s, "rate_per_s")
+    trip = noisy(plan.round_trip_us, "round_trip_us")
+    cpu_us = noisy(plan.cpu_us_per_txn, "cpu_us_per_txn")
+    transactions = round(rate * INTERVAL_S)
+    end = run.start + timedelta(seconds=INTERVAL_S)
+    point = run.point
+    (folder / "run.yaml").write_text(_manifest(plan, run, end))
+    (folder / "results.csv").write_text(
+        "rate_per_s,round_trip_us,threads,message_bytes,transactions\n"
+        f"{rate:.3f},{trip:.3f},{point['threads']},{point['message_bytes']},"
+        f"{transactions}\n"
+    )
+    cpu_rows = [
+        "interval_start,interval_end,system,jobname,cpu_seconds",
+        *(
+            f"{run.start.isoformat(sep=' ')},{end.isoformat(sep=' ')},MPH1,"
+            f"{job},{cpu_us * share * transactions / 1e6:.6f}"
+            for job, (_role, share) in ROLES.items()
+        ),
+    ]
+    (folder / "ascpu.csv").write_text("\n".join(cpu_rows) + "\n")
+    plan.files += [folder / "run.yaml", folder / "results.csv", folder / "ascpu.csv"]
+
+
+def _manifest(plan: HistoryStudy, run: _Run, end: datetime) -> str:
+    """The run's ``run.yaml``: a point's labels over its configuration's, and a run of another
+    configuration than the first names the same point's run of the first as its baseline."""
+    point = run.point
+    labels = {
+        **((plan.config_labels or {}).get(run.config) or {}),
+        **(point.get("labels") or {}),
+    }
+    run_id = run.run_id
+    manifest = [
+        HEADER.rstrip("\n"),
+        f"study: {plan.study}",
+        f"run: {run_id}",
+        f'configuration: "{run.config}"',
+        f"interval: {{start: {run.start.isoformat()}, end: {end.isoformat()}}}",
+        "system: MPH1",
+        "qmgr: QMH1",
+        "workload:",
+        "  type: request_reply",
+        f"  message_bytes: {point['message_bytes']}",
+        "  persistence: nonpersistent",
+        f"  threads: {point['threads']}",
+        *(["labels:"] if labels else []),
+        *(f'  {k}: "{v}"' for k, v in labels.items()),
+        f"replicate: {run.r}",
+        *([f"build: {run.build}"] if run.build is not None else []),
+        "jobs: {QMH1MSTR: MSTR, QMH1CHIN: CHIN}",
+    ]
+    if run.config != plan.configurations[0]:
+        base_id = run_id.replace(f"-c{run.c + 1}-", "-c1-")
+        manifest.append(f"baseline: {base_id}")
+    return "\n".join(manifest) + "\n"

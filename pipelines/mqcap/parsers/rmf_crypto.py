@@ -359,67 +359,97 @@ def _data_row(
     return True
 
 
-def parse(ctx: ParseContext) -> Iterator[Batch]:
-    rows = Rows()
-    iv = _rmf.Interval()
-    section: Section | None = None
-    derived: dict[tuple, tuple] = {}
-    other_section: str | None = None
-    lineno = 0
+class _Reader:
+    """What ``parse`` keeps between the lines of a report: the section being read (a section
+    must land a card row before the next one starts, else the report was cut), the identity
+    columns of the interval at hand, and the rows landed and not yet framed. The data rows,
+    nearly every line, stay in ``parse``'s loop; the reader handles the rarer lines."""
 
-    def close(at_eof: bool = False) -> None:
-        nonlocal section
+    def __init__(self, ctx: ParseContext) -> None:
+        self.ctx = ctx
+        self.rows = Rows()
+        self.iv = _rmf.Interval()
+        self.section: Section | None = None
+        self.other_section: str | None = None
+        self.derived: dict[tuple, tuple] = {}
+
+    def page(self, event: str, iv: _rmf.Interval) -> None:
+        """A page event: a page header of another interval ends the section being read."""
+        self.iv = iv
+        section = self.section
+        if event is _rmf.HEADER and section is not None and section.interval_key != iv.key:
+            self.close()
+
+    def close(self, at_eof: bool = False) -> None:
+        """End the section being read: one that landed no card row was cut short."""
+        section = self.section
         if section is not None and section.rows == 0:
             where = "end of file" if at_eof else "the next section"
-            raise ctx.error(
+            raise self.ctx.error(
                 f"CRYPTOGRAPHIC {section.name} section has no card rows before {where} "
                 "(report cut?)",
                 line=section.line,
             )
-        section = None
+        self.section = None
 
-    def ident() -> tuple:
-        # One interval at a time: the identity columns (IDENT_COLUMNS) of the rows being read.
+    def section_line(self, lineno: int, text: str) -> bool:
+        """Start the section a dashed line names; False when the line names none."""
+        if m := _SECTION.match(text):
+            self.close()
+            if self.iv.date is None:
+                raise self.ctx.error(
+                    "crypto section before the page header (DATE/TIME)", line=lineno
+                )
+            self.section = Section(_section_kind(m.group(1)), lineno, self.iv.key)
+            self.other_section = None
+            return True
+        if (m := _OTHER_SECTION.match(text)) and not _GROUPS.search(m.group(1)):
+            # e.g. ICSF SERVICES: not a card section; its lines are skipped until the next one.
+            self.close()
+            self.other_section = m.group(1)
+            self.ctx.skip(f"{self.other_section} section")
+            return True
+        return False
+
+    def outside(self) -> None:
+        """A line outside a card section: skipped in a section of another kind, else unknown."""
+        if self.other_section:
+            self.ctx.skip(f"{self.other_section} line")
+        else:
+            self.ctx.unknown("crypto line outside a section")
+
+    def ident(self, lineno: int) -> tuple:
+        """The identity columns (IDENT_COLUMNS) of the rows being read, worked out once per
+        interval (one interval at a time is kept)."""
+        iv, derived = self.iv, self.derived
         key = iv.key
         if key not in derived:
             derived.clear()
             derived[key] = (
-                ctx.source_file,
+                self.ctx.source_file,
                 iv.system_id,
                 iv.zos_level,
-                _rmf.interval_start(ctx, iv, lineno),
-                _rmf.interval_seconds(ctx, iv, lineno),
+                _rmf.interval_start(self.ctx, iv, lineno),
+                _rmf.interval_seconds(self.ctx, iv, lineno),
             )
         return derived[key]
 
+
+def parse(ctx: ParseContext) -> Iterator[Batch]:
+    reader = _Reader(ctx)
+    rows = reader.rows
     pages = _rmf.ReportPages(ctx, _rmf.CRYPTO_TITLE)
     for event, lineno, text in pages:
         if event is not _rmf.LINE:
-            iv = pages.interval
-            if event is _rmf.HEADER and section is not None and section.interval_key != iv.key:
-                close()
+            reader.page(event, pages.interval)
             continue
         stripped = text.strip()
         # Both section-line patterns start with blanks and dashes: other lines skip the regexes.
-        dashed = stripped[:1] == "-"
-        if dashed and (m := _SECTION.match(text)):
-            close()
-            if iv.date is None:
-                raise ctx.error("crypto section before the page header (DATE/TIME)", line=lineno)
-            section = Section(_section_kind(m.group(1)), lineno, iv.key)
-            other_section = None
+        if stripped[:1] == "-" and reader.section_line(lineno, text):
             continue
-        if dashed and (m := _OTHER_SECTION.match(text)) and not _GROUPS.search(m.group(1)):
-            # e.g. ICSF SERVICES: not a card section; its lines are skipped until the next one.
-            close()
-            other_section = m.group(1)
-            ctx.skip(f"{other_section} section")
-            continue
+        section = reader.section
         if section is None:
-            if other_section:
-                ctx.skip(f"{other_section} line")
-            else:
-                ctx.unknown("crypto line outside a section")
+            reader.outside()
             continue
         if stripped.startswith("-") and ("TOTAL" in text or "LPAR" in text):
             section.layout = "LPAR_CPC" if "LPAR" in text else "TOTAL"
@@ -430,12 +460,12 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
         if section.slots is None:
             ctx.unknown("crypto line before the column header")
             continue
-        if not _data_row(section, ctx, lineno, text, ident(), rows):
+        if not _data_row(section, ctx, lineno, text, reader.ident(lineno), rows):
             ctx.unknown("crypto line in a section")
             continue
         if len(rows.rows) >= BATCH_ROWS:
             yield TABLE.name, rows.take()
-    close(at_eof=True)
+    reader.close(at_eof=True)
     if pages.reports == 0:
         what = pages.found("no RMF report title")
         raise ctx.error(f"no CRYPTO HARDWARE ACTIVITY report in file (found: {what})", line=1)

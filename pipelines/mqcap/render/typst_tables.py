@@ -303,6 +303,8 @@ def row_lines(columns: list[Column], widths: list[float], size: float, pad: floa
 # ---------------------------------------------------------------------------------------------
 # Pandoc AST
 
+Inlines = list[dict[str, Any]]  # a cell's or a caption's content, as pandoc gives it
+
 
 def stringify(inlines: list[dict[str, Any]]) -> str:
     """The plain text of pandoc inlines (spaces for Space and breaks).
@@ -368,13 +370,51 @@ def table_call(
     Example:
         table_call(node["c"], 470.6, 717.3, compact=False)
     """
-    attr, caption, colspecs, thead, tbodies, tfoot = table
+    attr, caption, colspecs, _thead, _tbodies, _tfoot = table
+    cells = _table_cells(table)
+    if cells is None:
+        return None
+    header, rows = cells
+    aligns = [spec[0]["t"] for spec in colspecs]
+    numeric = [a == "AlignRight" for a in aligns]
+    header = [_with_breaks(h) for h in header]
+    rows = [[_with_breaks(c) for c in row] for row in rows]
+    columns = [
+        Column(stringify(header[k]), [stringify(r[k]) for r in rows], numeric[k])
+        for k in range(len(colspecs))
+    ]
+    lay = layout_table(columns, width, landscape_width, compact=compact, rows=len(rows))
+    typst_align = {"AlignRight": "right", "AlignCenter": "center"}
+    align = ", ".join(typst_align.get(a, "left") for a in aligns)
+    out: list[dict[str, Any]] = []
+    label = attr[0]
+    if lay.landscape:
+        out.append(_raw("#page(flipped: true)[\n"))
+    opts = (
+        f"widths: ({', '.join(_pt(w) for w in lay.widths)},), aligns: ({align},), "
+        f"size: {lay.size}pt, inset: (x: {_pt(lay.inset[0])}, y: {_pt(lay.inset[1])}), "
+        f"split: {lay.split}, compact: {'true' if compact else 'false'}"
+    )
+    out.append(_raw(f"#mq-table({opts}, caption: "))
+    out.extend(_call_cells(_caption_inlines(caption), header, rows))
+    if label:
+        out.append(_raw(f" <{label}>"))
+    if lay.landscape:
+        out.append(_raw("\n]"))
+    return {"t": "Plain", "c": out}
+
+
+def _table_cells(table: list[Any]) -> tuple[list[Inlines], list[list[Inlines]]] | None:
+    """(header cells, body rows) of a pandoc ``Table`` node as inlines, a header of empty
+    cells when it has none; None when ``mq-table`` cannot set it: more than one header row,
+    a footer, spans, a cell of more than one paragraph, or a row of another column count."""
+    _attr, _caption, colspecs, thead, tbodies, tfoot = table
     head_rows = thead[1]
     body_rows = [row for body in tbodies for row in (*body[2], *body[3])]
     if len(head_rows) > 1 or tfoot[1]:
         return None
     ncols = len(colspecs)
-    header: list[list[dict[str, Any]]] = []
+    header: list[Inlines] = []
     if head_rows:
         for cell in head_rows[0][1]:
             inl = _cell_inlines(cell)
@@ -383,7 +423,7 @@ def table_call(
             header.append(inl)
     else:
         header = [[] for _ in range(ncols)]
-    rows: list[list[list[dict[str, Any]]]] = []
+    rows: list[list[Inlines]] = []
     for row in body_rows:
         cells = []
         for cell in row[1]:
@@ -396,36 +436,28 @@ def table_call(
         rows.append(cells)
     if len(header) != ncols or ncols == 0:
         return None
-    aligns = [spec[0]["t"] for spec in colspecs]
-    numeric = [a == "AlignRight" for a in aligns]
-    header = [_with_breaks(h) for h in header]
-    rows = [[_with_breaks(c) for c in row] for row in rows]
-    columns = [
-        Column(stringify(header[k]), [stringify(r[k]) for r in rows], numeric[k])
-        for k in range(ncols)
-    ]
-    lay = layout_table(columns, width, landscape_width, compact=compact, rows=len(rows))
-    typst_align = {"AlignRight": "right", "AlignCenter": "center"}
-    align = ", ".join(typst_align.get(a, "left") for a in aligns)
-    caption_inlines: list[dict[str, Any]] = []
+    return header, rows
+
+
+def _caption_inlines(caption: list[Any]) -> Inlines:
+    """The caption's paragraphs run together as one line of inlines (a space between)."""
+    caption_inlines: Inlines = []
     for block in caption[1]:
         if block.get("t") in ("Plain", "Para"):
             if caption_inlines:
                 caption_inlines.append({"t": "Space"})
             caption_inlines.extend(block["c"])
-    out: list[dict[str, Any]] = []
-    label = attr[0]
-    if lay.landscape:
-        out.append(_raw("#page(flipped: true)[\n"))
-    opts = (
-        f"widths: ({', '.join(_pt(w) for w in lay.widths)},), aligns: ({align},), "
-        f"size: {lay.size}pt, inset: (x: {_pt(lay.inset[0])}, y: {_pt(lay.inset[1])}), "
-        f"split: {lay.split}, compact: {'true' if compact else 'false'}"
-    )
-    out.append(_raw(f"#mq-table({opts}, caption: "))
-    if caption_inlines:
+    return caption_inlines
+
+
+def _call_cells(caption: Inlines, header: list[Inlines], rows: list[list[Inlines]]) -> Inlines:
+    """The rest of the ``mq-table`` call after ``caption:``: the caption (``none`` without
+    one), the header cells, then every body cell as a content block, and the closing
+    parenthesis. Cells stay pandoc inlines, so pandoc's Typst writer escapes them."""
+    out: Inlines = []
+    if caption:
         out.append(_raw("["))
-        out.extend(caption_inlines)
+        out.extend(caption)
         out.append(_raw("]"))
     else:
         out.append(_raw("none"))
@@ -441,11 +473,7 @@ def table_call(
             out.extend(cell)
             out.append(_raw("]"))
     out.append(_raw(")"))
-    if label:
-        out.append(_raw(f" <{label}>"))
-    if lay.landscape:
-        out.append(_raw("\n]"))
-    return {"t": "Plain", "c": out}
+    return out
 
 
 def _is_appendix(header: list[Any]) -> bool:
