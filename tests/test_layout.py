@@ -257,51 +257,91 @@ def test_the_meta_tables_are_made_and_changed_only_by_the_state_schema():
     assert imported <= {"mqcap", "mqcap.errors", "mqcap.parsers", "mqcap.parsers.base"}, imported
 
 
-# Functions over 80 lines (issue 34: "no function over about 80 lines without a reason"): the
-# ones still waiting to be split, with why they are long. A new long function fails the test;
-# split it, or add it here with its reason. Remove an entry once its function is split.
-LONG_FUNCTIONS = {
+# Functions over 80 lines (issue 34: "no function over about 80 lines without a reason"): a
+# long function says why in its own docstring, on a line starting "Long because:" (the reason
+# may run on over the next lines of its paragraph). A long function without one fails the test:
+# split it, or give it its reason.
+LONG_LIMIT = 80
+# Long functions in files another change is editing this session (pipelines/mqcap/codegen/ and
+# pipelines/mqcap/sections/tables.py, owned elsewhere): they get their "Long because:" line, or
+# are split, in that change. Remove an entry once its function has its line or is split.
+LONG_ELSEWHERE = {
     "codegen/smf_suites.py:suite": "one suite's expectations written out, field by field",
-    "generate/chstatus.py:write_chstatus": "a capture written top to bottom, as runmqsc prints it",
-    "generate/history.py:write_history_study": "to split: the builds and the planted shifts",
-    "generate/scenario.py:_plan": "to split: the run plan per study shape",
-    "parsers/amqsrua.py:_elements": "to split: the element table and its units",
-    "parsers/manifest.py:validate": "one check per run.yaml field, in the field order",
-    "parsers/netstat.py:split_frame": "the vectorised split, one expression per column",
-    "parsers/rmf_crypto.py:parse": "to split: being rewritten (issue 33)",
-    "parsers/smf/structures.py:_qjst": "IBM's QJST field list, in record order",
-    "parsers/smf/structures.py:_wq_fields": "IBM's WQ field list, in record order",
-    "parsers/smf/zos_smf70.py:decode_70_2": "the SMF 70-2 sections, in record order",
-    "render/typst_tables.py:table_call": "to split: column widths, header and body",
-    "sections/charts.py:cost_chart": "one Altair spec, layer by layer",
-    "sections/charts.py:round_trip_chart": "one Altair spec, layer by layer",
-    "sections/charts.py:task_stack_chart": "one Altair spec, layer by layer",
     "sections/tables.py:sweep_pivot_tables": "to split: the pivot and the % rows",
-    "settings.py:load": "every setting resolved in precedence order, one block each",
 }
+# Split so far: build.build (110 lines), validate._run_suite (82), compare._compare_frame (98),
+# duplicates.copies_in_files (113); then history.write_history_study (100),
+# scenario._plan (106), amqsrua._elements (140), rmf_crypto.parse (82) and
+# typst_tables.table_call (87).
+SPLIT = {
+    "build.py:build",
+    "validate.py:_run_suite",
+    "compare.py:_compare_frame",
+    "duplicates.py:copies_in_files",
+    "generate/history.py:write_history_study",
+    "generate/scenario.py:_plan",
+    "parsers/amqsrua.py:_elements",
+    "parsers/rmf_crypto.py:parse",
+    "render/typst_tables.py:table_call",
+}
+# The ratchet: 17 long functions before the five splits above, 12 after; never more again.
+MAX_LONG_FUNCTIONS = 12
+
+
+def _long_functions(source: str, where: str) -> dict[str, str]:
+    """``"<where>:<function>"`` -> its reason (the "Long because:" paragraph of its docstring,
+    "" without one) for every function of ``source`` over LONG_LIMIT lines."""
+    import ast
+
+    long = {}
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        if node.end_lineno - node.lineno + 1 <= LONG_LIMIT:
+            continue
+        reason: list[str] = []
+        for line in (ast.get_docstring(node) or "").splitlines():
+            line = line.strip()
+            if reason and not line:
+                break
+            if reason or line.startswith("Long because:"):
+                reason.append(line)
+        long[f"{where}:{node.name}"] = " ".join(reason).removeprefix("Long because:").strip()
+    return long
+
+
+def _unexplained(long: dict[str, str]) -> list[str]:
+    """The long functions that give no reason (and are not waiting in LONG_ELSEWHERE)."""
+    return sorted(
+        name for name, reason in long.items() if not reason and name not in LONG_ELSEWHERE
+    )
 
 
 def test_no_function_is_longer_than_80_lines_without_a_reason():
-    import ast
-
     package = PROJECT / "pipelines" / "mqcap"
-    long = {}
+    long: dict[str, str] = {}
     for path in sorted(package.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                lines = node.end_lineno - node.lineno + 1
-                if lines > 80:
-                    long[f"{path.relative_to(package)}:{node.name}"] = lines
-    assert {k: v for k, v in long.items() if k not in LONG_FUNCTIONS} == {}
-    # Split so far: build.build (110 lines), validate._run_suite (82), compare._compare_frame
-    # (98), duplicates.copies_in_files (113).
-    split = {
-        "build.py:build",
-        "validate.py:_run_suite",
-        "compare.py:_compare_frame",
-        "duplicates.py:copies_in_files",
+        long.update(_long_functions(path.read_text(), str(path.relative_to(package))))
+    assert _unexplained(long) == []
+    assert not SPLIT & set(long)
+    assert len(long) <= MAX_LONG_FUNCTIONS, sorted(long)
+
+
+def test_the_long_function_rule_fails_a_long_function_without_its_reason():
+    body = "".join(f"    x = {i}\n" for i in range(LONG_LIMIT))
+    source = (
+        "def short():\n    return 1\n\n\n"
+        f'def long():\n    """Does a lot.\n\n    It is long because it is."""\n{body}\n\n'
+        "def explained():\n"
+        '    """Does a lot.\n\n    Long because: IBM\'s field list,\n    in record order.\n\n'
+        f'    Example:\n        explained()\n    """\n{body}'
+    )
+    long = _long_functions(source, "made_up.py")
+    assert long == {
+        "made_up.py:long": "",
+        "made_up.py:explained": "IBM's field list, in record order.",
     }
-    assert not split & set(long) and len(LONG_FUNCTIONS) <= 17
+    assert _unexplained(long) == ["made_up.py:long"]
 
 
 def _imports_of(path, modules: set[str]) -> set[str]:

@@ -313,6 +313,10 @@ class Settings:
         jobs: int | None = None,
         engine: str | None = None,
     ) -> Settings:
+        """The settings of this invocation: each from its flag (where it has one), else the
+        environment, else mqcap.toml, else its default.
+
+        Long because: every setting resolved in precedence order, one block each."""
         environment.check()  # a bad MQCAP_LOCK_WAIT_S stops here, not mid-step
         root = project_root or find_project_root()
         here = (cwd or Path.cwd()).resolve()

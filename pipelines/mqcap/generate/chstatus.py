@@ -59,6 +59,9 @@ def _span(rng, rng_pair) -> int:
 def write_chstatus(plan: RunPlan, folder: Path) -> list[Path]:
     """``chstatus.txt``: timestamped snapshots through the run.
 
+    Long because: a capture written top to bottom, as runmqsc prints it: each snapshot's two
+    channels with their attributes in DISPLAY CHSTATUS order.
+
     Example:
         write_chstatus(plan, Path("out/attls/ssl-chacha-1m"))
     """

@@ -281,7 +281,9 @@ def _positive_int(value: Any) -> int | None:
 
 def validate(doc: Any, ctx: ParseContext) -> dict:
     """A checked manifest as a plain dict; raises InputError naming line and field, with every
-    problem of the file at once (each field is checked whatever the others hold)."""
+    problem of the file at once (each field is checked whatever the others hold).
+
+    Long because: one check per run.yaml field, in the field order."""
     check = _Checker(ctx)
     if not isinstance(doc, _Mapping):
         raise ctx.error("a run manifest must be a YAML mapping (key: value lines)", line=1)

@@ -494,6 +494,10 @@ class _State:
         )
 
     def split_frame(self, df: pl.DataFrame) -> pl.DataFrame:
+        """The name/value pairs of a batch of block lines (``raw``), one row per pair; lines
+        the vectorised split cannot read are split in Python.
+
+        Long because: the vectorised split, one expression per column."""
         raw, c = pl.col("raw"), pl.col
 
         def part(col: str, i: int) -> pl.Expr:

@@ -362,6 +362,8 @@ def cost_chart(costs: pd.DataFrame, colors: dict[str, str], caption: str):
     mean something on a linear axis from zero, so costs that span decades between sizes get
     one panel per size, each with its own scale (MP16 does the same).
 
+    Long because: one Altair spec, layer by layer.
+
     Example:
         chart(cost_chart(address_space_costs("attls"), config_colors("attls"), "Figure 1: ..."))
     """
@@ -488,6 +490,8 @@ def _chunk_panels(df: pd.DataFrame, panel: str, line: str, colors: dict[str, str
 def round_trip_chart(driver: pd.DataFrame, colors: dict[str, str], caption: str):
     """Round trip by message size per series (log scales), coloured by configuration, the
     variant as the dash pattern; past eight series, several panels (the baseline in each).
+
+    Long because: one Altair spec, layer by layer.
 
     Example:
         chart(round_trip_chart(driver_results("attls"), config_colors("attls"), "Figure 2"))
@@ -1155,6 +1159,8 @@ def task_stack_chart(profile: pd.DataFrame, colors: dict[str, str], caption: str
     repeated are pooled), one row of panels per message size and one panel per task type in
     it, so a panel holds a few bars whatever the run count. A row draws only the task types
     and the bars that size has (no empty panels, no empty bars).
+
+    Long because: one Altair spec, layer by layer.
 
     Example:
         chart(task_stack_chart(chinit_task_profile("attls"), config_colors("attls"), "Fig. 8"))

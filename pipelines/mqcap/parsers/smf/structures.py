@@ -240,6 +240,9 @@ QSST = Structure(
 
 
 def _qjst() -> Structure:
+    """The QJST structure: log manager statistics (SMF 115.1).
+
+    Long because: IBM's QJST field list, in record order."""
     io = []
     layout_io = []
     for i in (1, 2):
@@ -840,6 +843,10 @@ WTID = Structure(
 
 
 def _wq_fields() -> list[F]:
+    """The fields of the WQ structure (queue accounting, SMF 116), each from the structure
+    version that added it.
+
+    Long because: IBM's WQ field list, in record order."""
     v = {f"v{n}": {"struct_version": n} for n in (2, 4, 5, 6, 8, 9)}
     verbs = ["Open", "Close", "Get", "Put", "Put1"]
     cf = []

@@ -105,7 +105,9 @@ def _sf(data: bytes, base: int, layout: dict) -> float:
 
 
 def decode_70_2(data: bytes) -> list[dict]:
-    """Rows (card totals and function rows, per scope) of one SMF 70-2 record."""
+    """Rows (card totals and function rows, per scope) of one SMF 70-2 record.
+
+    Long because: the SMF 70-2 sections, in record order."""
     iv = rmf_interval(data)
     head = {
         "system_id": iv.system_id,
