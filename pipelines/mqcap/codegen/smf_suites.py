@@ -41,6 +41,8 @@ def _e(kind: str, why: str | None = None, unit: str | None = None, **kwargs) -> 
 def suite(structure) -> dict:
     """The suite of one SMF structure's landing table.
 
+    Long because: one suite's expectations written out, field by field.
+
     Example:
         suite(STRUCTURES["QLST"])["name"]  # 'landing.smf_qlst'
     """

@@ -331,68 +331,81 @@ def sweep_pivot_tables(
         if "sort_order" in summary
         else pd.Series(dtype=float)
     )
-    # The names the study gives its configurations (study.yaml display names).
-    named = summary.drop_duplicates("configuration")
-    shown = (
-        {
-            str(c): str(n)
-            for c, n in zip(named["configuration"], named["display_name"], strict=True)
-            if isinstance(n, str)
-        }
-        if "display_name" in summary
-        else {}
-    )
+    shown = _display_names(summary)
     keys = [*dims, "baseline_configuration"]
     groups = compared.groupby(keys, dropna=False, sort=False, observed=True)
-    titled = []
-    for key, part in groups:
-        key = key if isinstance(key, tuple) else (key,)
-        where = ", ".join(str(v) for v in key[:-1] if v is not None and not pd.isna(v))
-        baseline = shown.get(str(key[-1]), str(key[-1]))
-        variants = [
-            shown.get(c, c)
-            for c in sorted(
-                part["configuration"].astype(str).unique(), key=lambda c: (order.get(c, 1e9), c)
-            )
-        ]
-        rows = []
-        for size, at_size in sorted(part.groupby("message_bytes"), key=lambda kv: kv[0]):
-            by_cfg = at_size.set_index(
-                at_size["configuration"].astype(str).map(lambda c: shown.get(c, c))
-            )
-            first = by_cfg.iloc[0]
-            row = {"Size": size_label(size).replace(" ", "\u00a0")}
-            row[f"{baseline} max /s"] = _num(first["baseline_max_rate_per_s"], 0)
-            for v in variants:
-                r = by_cfg.loc[v] if v in by_cfg.index else None
-                row[f"{v} max /s"] = _num(None if r is None else r["max_rate_per_s"], 0)
-                row[f"{_short(v, variants)}throughput %"] = _pct(
-                    None if r is None else r["max_rate_pct_change"]
-                )
-            row[f"{baseline} 1-thread"] = first["baseline_single_thread_round_trip_us"]
-            for v in variants:
-                r = by_cfg.loc[v] if v in by_cfg.index else None
-                row[f"{v} 1-thread"] = None if r is None else r["single_thread_round_trip_us"]
-                row[f"{_short(v, variants)}latency %"] = _pct(
-                    None if r is None else r["single_thread_round_trip_pct_change"]
-                )
-            rows.append(row)
-        title = (f"{where}: " if where else "") + ", ".join(variants) + f" against {baseline}"
-        table = pd.DataFrame(rows)
-        # One time unit for every round-trip column of the table, the one its smallest value
-        # reads in (MP16 prints one unit per column; µs up to ms, ms up to s).
-        times = [c for c in table.columns if c.endswith(" 1-thread")]
-        unit, div, places = _time_unit(table[times].to_numpy().ravel())
-        table = table.rename(columns={c: f"{c} {unit}" for c in times})
-        for c in times:
-            table[f"{c} {unit}"] = table[f"{c} {unit}"].map(
-                lambda v, d=div, p=places: _num(None if v is None or pd.isna(v) else v / d, p)
-            )
-        titled.append((where, title, table))
+    titled = [_sweep_group(key, part, shown, order) for key, part in groups]
     # Groups in natural order ("client" before "local", "M2002A" before "M2002B").
     rank = {w: i for i, w in enumerate(natural_sorted({w for w, _, _ in titled}))}
     titled.sort(key=lambda t: rank[t[0]])
     return [(title, df) for _, title, df in titled]
+
+
+def _display_names(summary: pd.DataFrame) -> dict[str, str]:
+    """The names the study gives its configurations (study.yaml display names)."""
+    if "display_name" not in summary:
+        return {}
+    named = summary.drop_duplicates("configuration")
+    return {
+        str(c): str(n)
+        for c, n in zip(named["configuration"], named["display_name"], strict=True)
+        if isinstance(n, str)
+    }
+
+
+def _sweep_group(
+    key, part: pd.DataFrame, shown: dict[str, str], order: pd.Series
+) -> tuple[str, str, pd.DataFrame]:
+    """One group's table of :func:`sweep_pivot_tables`: (where, title, table)."""
+    key = key if isinstance(key, tuple) else (key,)
+    where = ", ".join(str(v) for v in key[:-1] if v is not None and not pd.isna(v))
+    baseline = shown.get(str(key[-1]), str(key[-1]))
+    variants = [
+        shown.get(c, c)
+        for c in sorted(
+            part["configuration"].astype(str).unique(), key=lambda c: (order.get(c, 1e9), c)
+        )
+    ]
+    rows = [
+        _sweep_row(size, at_size, shown, baseline, variants)
+        for size, at_size in sorted(part.groupby("message_bytes"), key=lambda kv: kv[0])
+    ]
+    title = (f"{where}: " if where else "") + ", ".join(variants) + f" against {baseline}"
+    table = pd.DataFrame(rows)
+    # One time unit for every round-trip column of the table, the one its smallest value
+    # reads in (MP16 prints one unit per column; µs up to ms, ms up to s).
+    times = [c for c in table.columns if c.endswith(" 1-thread")]
+    unit, div, places = _time_unit(table[times].to_numpy().ravel())
+    table = table.rename(columns={c: f"{c} {unit}" for c in times})
+    for c in times:
+        table[f"{c} {unit}"] = table[f"{c} {unit}"].map(
+            lambda v, d=div, p=places: _num(None if v is None or pd.isna(v) else v / d, p)
+        )
+    return where, title, table
+
+
+def _sweep_row(
+    size, at_size: pd.DataFrame, shown: dict[str, str], baseline: str, variants: list[str]
+) -> dict:
+    """One message size's row: the baseline's and each variant's figures with the % changes."""
+    by_cfg = at_size.set_index(at_size["configuration"].astype(str).map(lambda c: shown.get(c, c)))
+    first = by_cfg.iloc[0]
+    row = {"Size": size_label(size).replace(" ", "\u00a0")}
+    row[f"{baseline} max /s"] = _num(first["baseline_max_rate_per_s"], 0)
+    for v in variants:
+        r = by_cfg.loc[v] if v in by_cfg.index else None
+        row[f"{v} max /s"] = _num(None if r is None else r["max_rate_per_s"], 0)
+        row[f"{_short(v, variants)}throughput %"] = _pct(
+            None if r is None else r["max_rate_pct_change"]
+        )
+    row[f"{baseline} 1-thread"] = first["baseline_single_thread_round_trip_us"]
+    for v in variants:
+        r = by_cfg.loc[v] if v in by_cfg.index else None
+        row[f"{v} 1-thread"] = None if r is None else r["single_thread_round_trip_us"]
+        row[f"{_short(v, variants)}latency %"] = _pct(
+            None if r is None else r["single_thread_round_trip_pct_change"]
+        )
+    return row
 
 
 def _time_unit(values_us) -> tuple[str, float, int]:
