@@ -717,3 +717,29 @@ def test_start_time_table_lays_out_the_marts_rows_and_computes_nothing():
         ("TLS 1.3", "TLS13", "High → very high %"): 100.0,
     }
     assert tb.start_time_increase(steps.iloc[0:0]).empty
+
+
+def test_crypto_table_lays_out_the_marts_rows_and_computes_nothing():
+    rows = pd.DataFrame(
+        {
+            "tls_version": ["1.2", "1.2", "1.3"],
+            "cipher_prefix": ["TLS_RSA", "TLS_RSA", None],
+            "key_strength": ["very_high", "medium", "high"],
+            "util_up_to_pct": [25.0, 1.4, 4.6],
+        }
+    )
+    out = tb.crypto_by_strength(rows)
+    # Weaker strengths first, whatever order the rows come in.
+    assert list(out.columns) == ["TLS", "Cipher prefix", "Medium %", "High %", "Very high %"]
+    cells = {
+        (r["TLS"], r["Cipher prefix"], c): r[c]
+        for r in out.to_dict("records")
+        for c in out.columns[2:]
+        if pd.notna(r[c])
+    }
+    assert cells == {
+        ("TLS 1.2", "TLS_RSA", "Very high %"): 25.0,
+        ("TLS 1.2", "TLS_RSA", "Medium %"): 1.4,
+        ("TLS 1.3", "–", "High %"): 4.6,
+    }
+    assert tb.crypto_by_strength(rows.iloc[0:0]).empty

@@ -131,6 +131,11 @@ def test_001_coprocessor_utilisation_table(marts):
         ("1.3", "TLS13", "high", 4.6),
         ("1.3", "TLS13", "very_high", 26.0),
     ]
+    # The report's table is the mart that holds these maxima (the table only lays them out).
+    assert rows == marts(
+        """select tls_version, cipher_prefix, key_strength, round(util_up_to_pct, 1)
+           from marts.fct_crypto_by_strength where study = 'keysize' order by 1, 2, 3"""
+    )
 
 
 def test_001_sslrkeyc_transaction_rates(marts):

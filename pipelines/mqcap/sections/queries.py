@@ -412,6 +412,16 @@ def crypto(study: str) -> pd.DataFrame:
     return _with_runs(df, study, ["message_bytes"])
 
 
+def crypto_by_strength(study: str) -> pd.DataFrame:
+    """Per TLS version, cipher prefix and key strength of the channel start and stop runs, the
+    highest utilisation of a single crypto card (fct_crypto_by_strength).
+
+    Example:
+        crypto_by_strength("keysize")[["cipher_prefix", "key_strength", "util_up_to_pct"]]
+    """
+    return _mart("fct_crypto_by_strength", study, "tls_version, cipher_prefix, key_strength")
+
+
 def channel_starts(study: str) -> pd.DataFrame:
     """Channel start / stop runs (fct_channel_starts): rate, time and CPU per channel.
 

@@ -116,7 +116,7 @@ SECTIONS: tuple[Section, ...] = (
         _links("pair_change", ANY_MEASURE),
     ),
     Section("sec-netstat", "TCP/IP behaviour (NETSTAT)", ("fct_netstat_series",)),
-    Section("sec-crypto", "Cryptographic hardware", ("fct_crypto",)),
+    Section("sec-crypto", "Cryptographic hardware", ("fct_crypto", "fct_crypto_by_strength")),
     Section(
         "sec-starts",
         "Starting and stopping channels",

@@ -188,30 +188,24 @@ def fit_lines(fit: pd.DataFrame, steps: int = 24) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def crypto_by_strength(crypto_df: pd.DataFrame) -> pd.DataFrame:
-    """Seed-001-style pivot: TLS version x cipher prefix rows, key strengths as columns.
-
-    The value is the highest utilisation % of the card among the runs of that cell ("up to",
-    as the published table reads), over the LPAR scope when both scopes are there.
+def crypto_by_strength(by_strength: pd.DataFrame) -> pd.DataFrame:
+    """Seed-001-style pivot: TLS version x cipher prefix rows, key strengths as columns: the
+    rows of fct_crypto_by_strength (the highest utilisation % of a single card, "up to") laid
+    out, weaker strengths first. Nothing is computed here.
 
     Example:
-        crypto_by_strength(crypto("keysize"))  # TLS | Cipher prefix | Medium | High | ...
+        crypto_by_strength(q.crypto_by_strength("keysize"))  # TLS | Cipher prefix | Medium | ...
     """
-    df = crypto_df[crypto_df["key_strength"].notna()]
-    if "scope" in df and (df["scope"] == "lpar").any():
-        df = df[df["scope"] == "lpar"]
-    if df.empty:
+    if by_strength.empty:
         return pd.DataFrame()
-    df = df.assign(
-        tls=df["tls_version"].map(lambda v: f"TLS {v}" if pd.notna(v) else "–"),
-        prefix=df["cipher_prefix"].fillna("–"),
+    df = by_strength.assign(
+        tls=by_strength["tls_version"].map(lambda v: f"TLS {v}" if pd.notna(v) else "–"),
+        prefix=by_strength["cipher_prefix"].fillna("–"),
     )
-    wide = df.pivot_table(
-        index=["tls", "prefix"], columns="key_strength", values="util_pct", aggfunc="max"
-    )
-    strengths = [s for s in KEY_STRENGTHS if s in wide.columns] + [
+    wide = df.pivot(index=["tls", "prefix"], columns="key_strength", values="util_up_to_pct")
+    strengths = [s for s in KEY_STRENGTHS if s in wide.columns] + sorted(
         s for s in wide.columns if s not in KEY_STRENGTHS
-    ]
+    )
     wide = wide[strengths].reset_index()
     wide.columns.name = None
     return wide.rename(
