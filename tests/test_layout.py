@@ -265,7 +265,7 @@ LONG_LIMIT = 80
 # Split so far: build.build (110 lines), validate._run_suite (82), compare._compare_frame (98),
 # duplicates.copies_in_files (113); then history.write_history_study (100),
 # scenario._plan (106), amqsrua._elements (140), rmf_crypto.parse (82) and
-# typst_tables.table_call (87); then tables.sweep_pivot_tables (93).
+# typst_tables.table_call (87); then tables.sweep_pivot_tables (91).
 SPLIT = {
     "build.py:build",
     "validate.py:_run_suite",
