@@ -645,3 +645,20 @@ def test_every_description_is_a_comment_in_the_warehouse(marts):
     # Every model and seed of the project is built on DuckDB (none is disabled there).
     assert len(want_rel) > 80 and got_rel == want_rel
     assert len(want_col) > 700 and got_col == want_col
+
+
+def test_the_sending_channels_are_the_senders_and_every_channel_has_both_sides(marts):
+    # fct_channel_network decides which channels the batches and network time section shows:
+    # in the samples, where CHSTATUS gives the channel type, exactly the senders (SDR).
+    rows = marts(
+        """select study, channel_type, is_sending, count(*), count(messages), count(snapshots)
+           from marts.fct_channel_network group by all order by all"""
+    )
+    assert rows == [
+        ("attls", "RCVR", False, 30, 30, 30),
+        ("attls", "SDR", True, 30, 30, 30),
+        ("keysize", "RCVR", False, 4, 4, 4),
+        ("keysize", "SDR", True, 4, 4, 4),
+        ("streaming", "RCVR", False, 9, 9, 9),
+        ("streaming", "SDR", True, 9, 9, 9),
+    ]

@@ -365,30 +365,14 @@ def chinit_tasks(study: str) -> pd.DataFrame:
 
 
 def channel_network(study: str) -> pd.DataFrame:
-    """Per run and channel: SMF channel accounting beside DISPLAY CHSTATUS percentiles.
-
-    Accounting (fct_channel_accounting) gives messages, batches, achieved batch size and
-    NETTIME average / min / max; status (fct_channel_status) gives XBATCHSZ and NETTIME
-    percentiles. Either side may be missing for a channel.
+    """Per run and channel: SMF channel accounting beside DISPLAY CHSTATUS percentiles
+    (fct_channel_network: either side may be missing for a channel; is_sending says which
+    channels the section shows).
 
     Example:
         channel_network("attls")[["series", "channel_name", "xbatchsz_short_p50"]]
     """
-    df = _query(
-        """select coalesce(a.run_id, s.run_id) as run_id,
-                  coalesce(a.configuration, s.configuration) as configuration,
-                  coalesce(a.message_bytes, s.message_bytes) as message_bytes,
-                  coalesce(a.channel_name, s.channel_name) as channel_name,
-                  s.channel_type, a.messages, a.batches, a.achieved_batch_size,
-                  a.nettime_avg_us, a.nettime_min_us, a.nettime_max_us,
-                  s.snapshots, s.xbatchsz_short_p50, s.xbatchsz_long_max,
-                  s.nettime_short_p50_us, s.nettime_short_p95_us, s.nettime_short_max_us
-           from (select * from marts.fct_channel_accounting where study = ?) a
-           full outer join (select * from marts.fct_channel_status where study = ?) s
-             on a.run_key = s.run_key and a.channel_name = s.channel_name
-           order by 3, 1, 4""",
-        [study, study],
-    )
+    df = _mart("fct_channel_network", study, "message_bytes, run_id, channel_name")
     return _with_runs(df, study)
 
 

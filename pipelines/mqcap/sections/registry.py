@@ -111,7 +111,7 @@ SECTIONS: tuple[Section, ...] = (
     Section(
         "sec-channels",
         "Channel batches and network time",
-        ("fct_channel_accounting", "fct_channel_status"),
+        ("fct_channel_network",),
         # A pair finding about any other measure (a study file's question may name any).
         _links("pair_change", ANY_MEASURE),
     ),
