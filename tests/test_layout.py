@@ -207,7 +207,7 @@ def test_every_staging_model_that_time_attribution_reads_declares_its_time_span(
     timed = timed_views(PROJECT)
     assert set(timed) == {m for m, span in spans.items() if "clock" in span}
     assert timed["stg_netstat__connections"] == ("local", "poll_ts", "poll_ts")
-    assert len(timed) == 12
+    assert len(timed) >= 12  # today's 12; a new time-attributed format adds its own
 
 
 def test_the_meta_tables_are_read_and_written_only_by_the_state_package():
