@@ -36,24 +36,13 @@ import pyarrow as pa
 
 from mqcap import warehouse
 from mqcap.ledger.schema import LEDGER
-from mqcap.parsers import all_tables, parser_for_kind
+from mqcap.parsers import all_parsers, all_tables, parser_for_kind
 
 REASON_CAP = 2000  # characters of a reason kept in the ledger (a hostile file can make it huge)
 
-# Formats whose rows carry their own time and system identity (attributed to runs in dbt).
-BY_TIME_KINDS = frozenset(
-    {
-        "smf_mq",
-        "smf_csv",
-        "rmf_crypto",
-        "rmf_workload",
-        "netstat",
-        "ascpu_csv",
-        "tcpipmon",
-        "amqsrua",
-        "amqsmon",
-    }
-)
+# Formats whose rows carry their own time and system identity (attributed to runs in dbt): each
+# parser declares it (``Parser.attributed_by_time``).
+BY_TIME_KINDS = frozenset(p.kind for p in all_parsers() if p.attributed_by_time)
 
 
 class Entry(NamedTuple):

@@ -236,6 +236,7 @@ PARSER = Parser(
     kind="amqsmon",
     description="IBM MQ amqsmon statistics/accounting output (distributed MQ, MQ Appliance)",
     tables=(TABLE,),
+    attributed_by_time=True,
     sniff=sniff,
     parse=parse,
     priority=30,

@@ -326,6 +326,7 @@ PARSER = Parser(
     kind="amqsrua",
     description="IBM MQ amqsrua resource-usage output (distributed MQ, MQ Appliance)",
     tables=(TABLE,),
+    attributed_by_time=True,
     sniff=sniff,
     parse=parse,
     priority=30,

@@ -133,6 +133,7 @@ PARSER = Parser(
     kind="ascpu_csv",
     description="Address-space CPU per interval as CSV (interval, system, jobname, CPU seconds)",
     tables=(TABLE,),
+    attributed_by_time=True,
     sniff=sniff,
     parse=parse,
     priority=40,

@@ -5,6 +5,10 @@ A parser module in ``mqcap.parsers`` exposes ``PARSER``, a :class:`Parser`:
 - ``kind``: short name recorded in the ingest ledger (``"driver_csv"``, ``"smf_mq"``...);
 - ``tables``: the landing tables it writes, each a :class:`Table` with typed columns, units in
   the names; the warehouse creates them all up front so dbt sources always exist;
+- ``attributed_by_time``: True when its rows carry their own time and system identity, so that
+  dbt matches them to runs by time (``attribute_to_runs``), not only by their run folder: a file
+  of it outside a run folder is then attributed ``by_time`` (``mqcap.ledger.files``), not
+  reported as reaching no mart. CHSTATUS (timed only when its snapshots are) is decided per file;
 - ``sniff(head, name)``: True when the first bytes (up to 64 KiB) look like this format. Content
   decides; the name is only a tie-breaker;
 - ``parse(ctx)``: a generator of ``(table_name, rows)`` batches. ``rows`` is a list of dicts or a
@@ -172,6 +176,9 @@ class Parser:
     # (path, source name, part size) -> the parts (``ParseContext.window``) whose rows, parsed
     # one by one in any order and put in order, are the file's; None when it cannot be split.
     split: Callable[[Path, str, int], list | None] | None = None
+    # Rows carry their own time and system identity and find their runs by time in dbt
+    # (the ledger's ``by_time`` attribution, ``mqcap.ledger.files.BY_TIME_KINDS``).
+    attributed_by_time: bool = False
 
     def table(self, name: str) -> Table:
         for t in self.tables:

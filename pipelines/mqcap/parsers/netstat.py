@@ -703,6 +703,7 @@ PARSER = Parser(
     kind="netstat",
     description="z/OS NETSTAT ALL report series (TCP connection details per poll)",
     tables=(CONN, PAIR),
+    attributed_by_time=True,
     sniff=sniff,
     parse=parse,
     priority=40,

@@ -477,6 +477,7 @@ PARSER = Parser(
     kind="rmf_crypto",
     description="RMF Postprocessor CRYPTO HARDWARE ACTIVITY report (text)",
     tables=(TABLE,),
+    attributed_by_time=True,
     sniff=sniff,
     parse=parse,
     priority=30,

@@ -460,6 +460,7 @@ PARSER = Parser(
     kind="rmf_workload",
     description="RMF Postprocessor WORKLOAD ACTIVITY report (text): CPU per service/report class",
     tables=(TABLE,),
+    attributed_by_time=True,
     sniff=sniff,
     parse=parse,
     priority=30,

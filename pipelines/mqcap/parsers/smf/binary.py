@@ -175,6 +175,7 @@ PARSER = Parser(
     kind="smf_mq",
     description="IBM MQ SMF 115/116 binary dump (with or without RDW), with SMF 30/70-2/72-3",
     tables=ALL_TABLES + ZOS_TABLES,
+    attributed_by_time=True,
     sniff=sniff,
     parse=parse,
     priority=20,

@@ -409,6 +409,7 @@ PARSER = Parser(
     kind="smf_csv",
     description="IBM MQ SMF as written by mq-smf-csv (CSV with header, or -f SQL form)",
     tables=tuple(TABLES.values()),
+    attributed_by_time=True,
     sniff=sniff,
     parse=parse,
     priority=30,
