@@ -21,10 +21,7 @@ NOT_BY_TIME = {
     "chstatus": "timed only when its snapshots carry a time: the ledger decides per file",
 }
 # Kinds declared by time whose rows no timed staging model reads, with why.
-BY_TIME_WITHOUT_SPAN = {
-    "tcpipmon": "its print-outs carry a time of day only: int_tcpipmon_samples places its rows "
-    "by the run folder (int_file_runs), so a file outside run folders reaches no run",
-}
+BY_TIME_WITHOUT_SPAN: dict[str, str] = {}
 
 
 def test_the_kinds_attributed_by_time():
@@ -37,10 +34,17 @@ def test_the_kinds_attributed_by_time():
         "rmf_workload",
         "netstat",
         "ascpu_csv",
-        "tcpipmon",
         "amqsrua",
         "amqsmon",
     }
+
+
+def test_tcpipmon_is_placed_by_its_run_folder_not_by_time():
+    # Its print-outs carry a time of day only: int_tcpipmon_samples places its rows by the run
+    # folder (int_file_runs), so a file outside run folders reaches no run and is said so.
+    ledger = FileLedger(None, datetime(2024, 1, 1))
+    assert "tcpipmon" not in BY_TIME_KINDS
+    assert ledger.attribution(1, "loose/tcpipmon.txt", "tcpipmon", (None, None))[0] != "by_time"
 
 
 def test_a_loose_file_of_a_kind_declared_by_time_is_attributed_by_time():

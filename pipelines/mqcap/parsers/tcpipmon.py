@@ -147,7 +147,6 @@ PARSER = Parser(
     kind="tcpipmon",
     description="TCPIPMonitor print-outs (per connection / per interface TCP statistics)",
     tables=(TABLE,),
-    attributed_by_time=True,
     sniff=sniff,
     parse=parse,
     priority=45,
