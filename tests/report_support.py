@@ -188,6 +188,15 @@ def thread_sweep_study(study: str = "appliance") -> dict[str, pd.DataFrame]:
                     "display_name": n,
                     "sort_order": i,
                     "is_baseline": c == "feature_off",
+                    # What the environment section's configurations table shows.
+                    "run_count": 320,
+                    "workload_types": "request_reply",
+                    "message_sizes": "256 bytes, 2 KB, 20 KB, 100 KB",
+                    "variant_summary": (
+                        "scenario: fire_and_forget, request_responder; hardware model: M2002A, "
+                        "M2002B; threads: 1, 2, 4, 8, 16, 32, 64, 100, 150, 200"
+                    ),
+                    "shared_labels": None,
                 }
                 for i, (c, n) in enumerate(CONFIGS.items())
             ]
@@ -208,6 +217,14 @@ def thread_sweep_study(study: str = "appliance") -> dict[str, pd.DataFrame]:
                         "2 hardware models, 4 message sizes and 10 thread counts"
                     ),
                     "shapes_json": json.dumps(["thread_sweep"]),
+                    "systems_measured": (
+                        "MQ Appliance, host mqa-a, model M2002A, queue manager QM1 (320 runs); "
+                        "MQ Appliance, host mqa-b, model M2002B, queue manager QM1 (320 runs)"
+                    ),
+                    "first_run_start_local": None,
+                    "last_run_end_local": None,
+                    "runs_without_interval": len(runs),
+                    "shared_labels": None,
                 }
             ]
         ),

@@ -13,6 +13,17 @@
 --   * several configurations pointed to and runs that name none: the study baseline cannot be
 --     decided; baseline_source = 'undecided', baseline_problem names the candidates (the run
 --     reports it and exits 1, the report shows it). Never a tie broken in silence.
+-- What the configurations table of the report shows (README "The study model"): workload
+-- types, the distinct message sizes ('2 KB, 1 MB'), variant_summary (what varies between the
+-- configuration's runs, one clause per run dimension: numbers in numeric order, more than 12
+-- as their range, text in natural order) and shared_labels (the labels all its runs share,
+-- less those every run of the study shares and those whose value its display name already
+-- says, underscores read as spaces).
+{% set details = [
+    'cipher', 'recipients', 'key_strength', 'sslrkeyc', 'persistence', 'scenario',
+    'hardware_model', 'threads',
+] %}
+{% set numeric_details = ['recipients', 'threads'] %}
 with runs as (
     select * from {{ ref('int_runs') }}
 ),
@@ -23,6 +34,173 @@ listed as (
 
 study_files as (
     select * from {{ ref('stg_manifest__studies') }}
+),
+
+run_labels as (
+    select
+        runs.study,
+        runs.configuration,
+        labels.label,
+        labels.value
+    from {{ ref('stg_manifest__run_labels') }} as labels
+    inner join runs on labels.run_key = runs.run_key
+),
+
+study_labels as (
+    -- Labels every run of the study has, with one value.
+    select
+        run_labels.study,
+        run_labels.label
+    from run_labels
+    inner join (
+        select
+            study,
+            count(*) as study_runs
+        from runs
+        group by study
+    ) as counted on run_labels.study = counted.study
+    group by run_labels.study, run_labels.label, run_labels.value, counted.study_runs
+    having count(*) = counted.study_runs
+),
+
+configuration_labels as (
+    -- Labels every run of the configuration has, with one value, as label=value.
+    select
+        run_labels.study,
+        run_labels.configuration,
+        run_labels.label,
+        run_labels.value
+    from run_labels
+    inner join (
+        select
+            study,
+            configuration,
+            count(*) as configuration_runs
+        from runs
+        group by study, configuration
+    ) as counted
+        on
+            run_labels.study = counted.study
+            and run_labels.configuration = counted.configuration
+    group by
+        run_labels.study, run_labels.configuration, run_labels.label, run_labels.value,
+        counted.configuration_runs
+    having count(*) = counted.configuration_runs
+),
+
+run_details as (
+    -- The run dimensions a configuration's runs may differ in (mqcap.sections.labels
+    -- DETAIL_COLUMNS, in that order): numbers keep their value to sort by, text its natural
+    -- sort key.
+    select
+        study,
+        configuration,
+        detail_order,
+        detail,
+        value_text,
+        value_number,
+        {{ mqcap_natural_key('value_text') }} as natural_key
+    from (
+        {% for column in details %}
+            select
+                study,
+                configuration,
+                {{ loop.index }} as detail_order,
+                '{{ column }}' as detail,
+                {% if column in numeric_details %}
+                    {{ num_text(column) }} as value_text,
+                    cast({{ column }} as double) as value_number
+                {% else %}
+                    {{ column }} as value_text,
+                    cast(null as double) as value_number
+                {% endif %}
+            from runs
+            where {{ column }} is not null
+            {% if not loop.last %}union all{% endif %}
+        {% endfor %}
+    ) as details
+),
+
+detail_values as (
+    select
+        study,
+        configuration,
+        detail_order,
+        detail,
+        value_text,
+        value_number,
+        row_number() over (
+            partition by study, configuration, detail_order
+            order by value_number, natural_key, value_text
+        ) as value_pos,
+        count(*) over (partition by study, configuration, detail_order) as value_count
+    from (
+        select distinct
+            study,
+            configuration,
+            detail_order,
+            detail,
+            value_text,
+            value_number,
+            natural_key
+        from run_details
+    ) as distinct_values
+),
+
+detail_clauses as (
+    -- 'threads: 1, 2, 200'; more than 12 numbers as 'threads: 1–400 (13 values)'.
+    select
+        study,
+        configuration,
+        detail_order,
+        replace(detail, '_', ' ') || ': '
+        || case
+            when max(value_number) is not null and max(value_count) > 12
+                then
+                    max(case when value_pos = 1 then value_text end) || '–'
+                    || max(case when value_pos = value_count then value_text end)
+                    || ' (' || cast(max(value_count) as {{ dbt.type_string() }}) || ' values)'
+            else {{ mqcap_string_agg('value_text', "', '", 'value_pos') }}
+        end as clause
+    from detail_values
+    where value_count > 1
+    group by study, configuration, detail_order, detail
+),
+
+variants as (
+    select
+        study,
+        configuration,
+        {{ mqcap_string_agg('clause', "'; '", 'detail_order') }} as variant_summary
+    from detail_clauses
+    group by study, configuration
+),
+
+sizes as (
+    select
+        study,
+        configuration,
+        {{ mqcap_string_agg(size_text('message_bytes'), "', '", 'message_bytes') }}
+            as message_sizes
+    from (
+        select distinct
+            study,
+            configuration,
+            message_bytes
+        from runs
+        where message_bytes is not null
+    ) as distinct_sizes
+    group by study, configuration
+),
+
+workloads as (
+    select
+        study,
+        configuration,
+        {{ mqcap_string_agg('workload_type', "', '", 'workload_type', distinct=true) }}
+            as workload_types
+    from runs
+    group by study, configuration
 ),
 
 configurations as (
@@ -103,6 +281,32 @@ ordered as (
         on
             configurations.study = own_pairs.study
             and configurations.configuration = own_pairs.configuration
+),
+
+kept_labels as (
+    select
+        configuration_labels.study,
+        configuration_labels.configuration,
+        {{ mqcap_string_agg(
+            "configuration_labels.label || '=' || configuration_labels.value", "', '",
+            'configuration_labels.label'
+        ) }} as shared_labels
+    from configuration_labels
+    inner join ordered
+        on
+            configuration_labels.study = ordered.study
+            and configuration_labels.configuration = ordered.configuration
+    left join study_labels
+        on
+            configuration_labels.study = study_labels.study
+            and configuration_labels.label = study_labels.label
+    where
+        study_labels.label is null
+        and instr(
+            replace(coalesce(ordered.listed_display_name, ordered.configuration), '_', ' '),
+            replace(configuration_labels.value, '_', ' ')
+        ) = 0
+    group by configuration_labels.study, configuration_labels.configuration
 ),
 
 candidates as (
@@ -216,6 +420,17 @@ select
     ordered.run_count,
     ordered.undeclared_run_count,
     ordered.runs_pointing as runs_pointing_here_as_baseline,
-    ordered.first_run_start_local
+    ordered.first_run_start_local,
+    workloads.workload_types,
+    sizes.message_sizes,
+    variants.variant_summary,
+    kept_labels.shared_labels
 from ordered
 inner join chosen on ordered.study = chosen.study
+left join workloads
+    on ordered.study = workloads.study and ordered.configuration = workloads.configuration
+left join sizes on ordered.study = sizes.study and ordered.configuration = sizes.configuration
+left join variants
+    on ordered.study = variants.study and ordered.configuration = variants.configuration
+left join kept_labels
+    on ordered.study = kept_labels.study and ordered.configuration = kept_labels.configuration

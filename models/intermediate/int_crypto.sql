@@ -52,6 +52,8 @@ select
     by_card.crypto_section,
     by_card.card_type,
     by_card.card_id,
+    -- The card as the report names it: type and number ('CEX7A 3').
+    by_card.card_type || ' ' || cast(by_card.card_id as {{ dbt.type_string() }}) as card_name,
     by_card.crypto_function,
     by_card.key_size_bits,
     by_card.scope,

@@ -5,8 +5,16 @@
 -- run_summary says what the runs are, per workload type, by the dimensions that vary
 -- (fct_study_dimensions.is_shown): "26 runs: 22 channel-start runs over 8 ciphers and 3 key
 -- strengths; 4 request/reply runs over 2 key strengths and 2 SSLRKEYC values".
+-- systems_measured names each system the runs were measured on (platform, host, model, z/OS
+-- system, queue manager where the manifests say them) with its run count, '; '-separated;
+-- first_run_start_local / last_run_end_local span the measured intervals (the local time of
+-- the measured system) and runs_without_interval counts the runs with none; shared_labels are
+-- the labels every run of the study has with one value ('a=1, b=2', by label).
 with runs as (
-    select * from {{ ref('int_runs') }}
+    select
+        *,
+        count(*) over (partition by study) as study_runs
+    from {{ ref('int_runs') }}
 ),
 
 study_files as (
@@ -39,8 +47,88 @@ by_study as (
         min(message_bytes) as min_message_bytes,
         max(message_bytes) as max_message_bytes,
         min(interval_start) as first_run_start_local,
-        max(interval_end) as last_run_end_local
+        max(interval_end) as last_run_end_local,
+        cast(count_if(interval_start is null) as bigint) as runs_without_interval
     from runs
+    group by study
+),
+
+systems as (
+    -- Missing values read as '' (grouped together and left out of the phrase).
+    select
+        study,
+        platform,
+        host,
+        hardware_model,
+        system_id,
+        qmgr,
+        row_number() over (
+            partition by study order by platform, host, hardware_model, system_id, qmgr
+        ) as system_order,
+        coalesce(
+            nullif(
+                concat_ws(
+                    ', ',
+                    case platform
+                        when '' then null
+                        when 'zos' then 'z/OS'
+                        when 'appliance' then 'MQ Appliance'
+                        else platform
+                    end,
+                    'host ' || nullif(host, ''),
+                    'model ' || nullif(hardware_model, ''),
+                    'system ' || nullif(system_id, ''),
+                    'queue manager ' || nullif(qmgr, '')
+                ),
+                ''
+            ),
+            'a system the manifests do not name'
+        )
+        || ' (' || cast(system_runs as {{ dbt.type_string() }})
+        || case when system_runs = 1 then ' run)' else ' runs)' end as phrase
+    from (
+        select
+            study,
+            coalesce(platform, '') as platform,
+            coalesce(host, '') as host,
+            coalesce(hardware_model, '') as hardware_model,
+            coalesce(system_id, '') as system_id,
+            coalesce(qmgr, '') as qmgr,
+            count(*) as system_runs
+        from runs
+        group by
+            study,
+            coalesce(platform, ''),
+            coalesce(host, ''),
+            coalesce(hardware_model, ''),
+            coalesce(system_id, ''),
+            coalesce(qmgr, '')
+    ) as grouped
+),
+
+measured_on as (
+    select
+        study,
+        {{ mqcap_string_agg('phrase', "'; '", 'system_order') }} as systems_measured
+    from systems
+    group by study
+),
+
+shared_labels as (
+    -- Labels every run of the study has, with one value.
+    select
+        study,
+        {{ mqcap_string_agg("label || '=' || value", "', '", 'label') }} as shared_labels
+    from (
+        select
+            runs.study,
+            run_labels.label,
+            run_labels.value
+        from {{ ref('stg_manifest__run_labels') }} as run_labels
+        inner join runs on run_labels.run_key = runs.run_key
+        group by runs.study, run_labels.label, run_labels.value
+        having count(*) = max(runs.study_runs)
+    ) as shared
     group by study
 ),
 
@@ -163,8 +251,13 @@ select
     summaries.run_summary,
     coalesce(shapes.shapes_json, '[]') as shapes_json,
     by_study.first_run_start_local,
-    by_study.last_run_end_local
+    by_study.last_run_end_local,
+    by_study.runs_without_interval,
+    measured_on.systems_measured,
+    shared_labels.shared_labels
 from by_study
+left join measured_on on by_study.study = measured_on.study
+left join shared_labels on by_study.study = shared_labels.study
 left join study_files on by_study.study = study_files.study
 left join baselines on by_study.study = baselines.study
 left join questions on by_study.study = questions.study

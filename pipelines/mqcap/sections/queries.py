@@ -579,3 +579,48 @@ def _ordered(df: pd.DataFrame, study: str) -> pd.DataFrame:
         return df
     df["configuration"] = _categorical(df["configuration"], study)
     return df
+
+
+# ---------------------------------------------------------------------------------------------
+# The environment section's configurations table and the crypto section's per-run table
+
+
+def configuration_table(study: str) -> pd.DataFrame:
+    """One row per configuration in the study's order (dim_configuration): display name, runs,
+    workload types, message sizes, variant_summary and shared_labels; the last two left out
+    when no configuration has one.
+
+    Example:
+        configuration_table("protection")[["display_name", "run_count", "message_sizes"]]
+    """
+    df = _mart("dim_configuration", study, "sort_order, configuration")
+    shown = ["display_name", "run_count", "workload_types", "message_sizes"]
+    # A column no configuration fills would only repeat "–" (one an older mart lacks, too).
+    shown += [c for c in ("variant_summary", "shared_labels") if c in df and df[c].notna().any()]
+    return df[[c for c in shown if c in df]]
+
+
+def crypto_per_run(study: str) -> pd.DataFrame:
+    """The rows of fct_crypto the per-run crypto table shows, with run labels: without the
+    channel start and stop runs when fct_crypto_by_strength has the study (its table shows
+    them), and only the LPAR scope's rows when any of those rows has it.
+
+    Example:
+        crypto_per_run("protection")[["run_id", "card_name", "util_pct"]]
+    """
+    df = _query(
+        """with shown as (
+               select crypto.*
+               from marts.fct_crypto as crypto
+               left join marts.dim_run as runs on crypto.run_key = runs.run_key
+               where crypto.study = ?
+                 and (coalesce(runs.workload_type, '') not in ('channel_start', 'channel_stop')
+                      or not exists (select 1 from marts.fct_crypto_by_strength as strength
+                                     where strength.study = crypto.study))
+           )
+           select * from shown
+           where scope = 'lpar' or not exists (select 1 from shown where scope = 'lpar')
+           order by run_id, card_id, crypto_function, scope, crypto_key""",
+        [study],
+    )
+    return _with_runs(df, study, ["message_bytes"])
