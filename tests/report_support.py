@@ -15,6 +15,8 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
+from mqcap.series import label_series
+
 THREADS = [1, 2, 4, 8, 16, 32, 64, 100, 150, 200]
 SIZES = [256, 2048, 20480, 102400]
 SCENARIOS = ["request_responder", "fire_and_forget"]
@@ -32,6 +34,18 @@ def sweep_rate(config: str, threads: int, size: int) -> float:
     rate = top * threads / (threads + 40 * top / 40000.0)
     rate = min(rate, 1000.0 * threads) if threads == 1 else rate
     return rate * (0.9 if config == "feature_on" else 1.0)
+
+
+def with_series(runs: pd.DataFrame, names: dict[str, str] | None = None) -> pd.DataFrame:
+    """dim_run's ``detail`` and ``series`` columns, made as the model int_run_series makes them
+    (mqcap.series.label_series over the configurations' display names).
+
+    Example:
+        with_series(runs, {"feature_off": "Feature off"})["series"]
+    """
+    shown = runs.assign(configuration=runs["configuration"].map(lambda c: (names or {}).get(c, c)))
+    labelled = label_series(shown, within=("study", "configuration"))
+    return runs.assign(detail=labelled["detail"], series=labelled["series"])
 
 
 def thread_sweep_study(study: str = "appliance") -> dict[str, pd.DataFrame]:
@@ -179,7 +193,7 @@ def thread_sweep_study(study: str = "appliance") -> dict[str, pd.DataFrame]:
     return {
         "fct_chinit_tasks": tasks,
         "fct_chinit_task_profile": profile,
-        "dim_run": pd.DataFrame(runs),
+        "dim_run": with_series(pd.DataFrame(runs), CONFIGS),
         "dim_configuration": pd.DataFrame(
             [
                 {

@@ -395,6 +395,7 @@ LAYERS = (
             "untraced",
             "settings",
             "measures",
+            "series",
         },
     ),
     (

@@ -40,7 +40,7 @@ def _manifest(run: str, start: str | None, end: str | None) -> str:
 
 
 @pytest.fixture(scope="module")
-def throughput(tmp_path_factory) -> dict[tuple[str, str, str], dict]:
+def built(tmp_path_factory):
     from mqcap.settings import Settings
 
     root = tmp_path_factory.mktemp("tcpipmon")
@@ -56,7 +56,12 @@ def throughput(tmp_path_factory) -> dict[tuple[str, str, str], dict]:
     report = ingest(settings)
     assert report.set_aside == []
     build(settings)
-    con = duckdb.connect(str(settings.warehouse), read_only=True)
+    return settings
+
+
+@pytest.fixture(scope="module")
+def throughput(built) -> dict[tuple[str, str, str], dict]:
+    con = duckdb.connect(str(built.warehouse), read_only=True)
     try:
         cur = con.execute("select * from marts.fct_tcpip_throughput")
         names = [d[0] for d in cur.description]
@@ -122,3 +127,31 @@ def test_sums_are_bigint(throughput):
     types = throughput["types"]
     for col in ("in_bytes", "out_bytes", "in_segments", "out_segments", "retransmits", "samples"):
         assert types[col] == "BIGINT", col
+
+
+@pytest.mark.slow
+def test_the_report_shows_the_throughput_section(built, throughput, tmp_path):
+    # The section the README's recipe added: its heading, after NETSTAT's place, and the mart's
+    # figures in the HTML and the PDF (r1: 4,184 bytes out over its two samples; r2's TAP0: ten
+    # samples, 348 bytes in).
+    from pypdf import PdfReader
+
+    from mqcap.render import render_report
+
+    paths = render_report(
+        PROJECT / "reports" / "study.qmd",
+        tmp_path,
+        params={"study": "tcp", "failed_checks": "[]"},
+        formats=("html", "pdf"),
+        output_stem="tcp",
+        env={"MQCAP_WAREHOUSE": str(built.warehouse)},
+    )
+    html = " ".join(paths["html"].read_text(encoding="utf-8").split())  # pandoc wraps lines
+    assert 'id="sec-tcpip"' in html and "TCP/IP throughput (TCPIPMonitor)" in html
+    r1 = throughput[("tcp/r1", "connection", SOCKET)]
+    assert r1["out_bytes"] == 4184
+    table = html[html.index('id="sec-tcpip"') :]
+    for figure in ("4,184", SOCKET, "TAP0", "348"):
+        assert figure in table, figure
+    pdf = "\n".join(p.extract_text() for p in PdfReader(paths["pdf"]).pages).replace("\u200b", "")
+    assert "TCP/IP throughput (TCPIPMonitor)" in pdf and "4,184" in pdf

@@ -21,7 +21,7 @@ from mqcap.sections import tables as tb
 from mqcap.sections import text as tx
 
 from helpers import PROJECT
-from report_support import THREADS, thread_sweep_study, write_warehouse
+from report_support import THREADS, thread_sweep_study, with_series, write_warehouse
 
 
 @pytest.fixture
@@ -257,26 +257,33 @@ def test_a_label_that_varies_within_a_configuration_gets_its_own_panels(sweep_wh
 
 
 def _costs_over_decades() -> tuple[pd.DataFrame, dict[str, str]]:
-    # Totals from ~50 µs (1 KB) to ~60,000 µs (1 MB); the 4 KB size has one series only.
+    # fct_series_cost rows: totals from ~50 µs (1 KB) to ~60,000 µs (1 MB); the 4 KB size has
+    # one series only. BATCH stands for a role the chart has no colour reserved for.
     rows = []
     spaces = {
         "No TLS": {"MSTR": 10.0, "CHIN": 30.0, "TCPIP": 8.0},
         "TLS": {"MSTR": 10.0, "CHIN": 200.0, "TCPIP": 40.0, "AMSM": 15.0, "APP": 5.0},
     }
+    order = {r: k for k, r in enumerate(["MSTR", "CHIN", "MQ", "TCPIP", "AMSM", "APP", "OTHER"])}
     for size, factor in [(1024, 1), (4096, 2), (1 << 20, 240)]:
-        for k, (config, roles) in enumerate(spaces.items()):
+        for config, roles in spaces.items():
             if size == 4096 and config == "TLS":
                 continue
-            for role, us in {**roles, "OTHER": 3.0, "BATCH": 2.0}.items():
+            parts = {r: us * factor for r, us in {**roles, "OTHER": 3.0, "BATCH": 2.0}.items()}
+            total = sum(parts.values())
+            for role, us in {**parts, "TOTAL": total}.items():
                 rows.append(
                     {
-                        "run_id": f"r{k}-{size}",
                         "configuration": config,
                         "message_bytes": size,
-                        "role": role,
-                        "cpu_us_per_txn": us * factor,
                         "series": config,
                         "detail": "",
+                        "role": role,
+                        "role_order": order.get(role, 8),
+                        "is_subtotal": role == "TOTAL",
+                        "cpu_us_per_txn": us,
+                        "series_total_us_per_txn": total,
+                        "runs": 1,
                     }
                 )
     return pd.DataFrame(rows), {"No TLS": "#4e79a7", "TLS": "#f28e2b"}
@@ -299,8 +306,12 @@ def test_cost_chart_stacks_on_a_linear_axis_one_panel_per_size(sweep_wh):
         # Only the series measured at that size get a bar (4 KB: No TLS alone).
         assert bars["encoding"]["y"]["sort"] == list(dict.fromkeys(values["series"]))
         labels = pd.DataFrame(datasets[totals["data"]["name"]]).set_index("series")
-        expected = costs[costs["message_bytes"] == size].groupby("series")["cpu_us_per_txn"]
-        assert labels["total_us"].to_dict() == expected.sum().to_dict()
+        # The bar's end is the series' TOTAL row of the mart.
+        at_size = costs[(costs["message_bytes"] == size) & (costs["role"] == "TOTAL")]
+        assert (
+            labels["total_us"].to_dict() == at_size.set_index("series")["cpu_us_per_txn"].to_dict()
+        )
+        assert "TOTAL" not in set(values["role"])
     assert spec["resolve"]["scale"]["x"] == "independent"
 
 
@@ -478,7 +489,7 @@ def _small_frames() -> dict[str, pd.DataFrame]:
         }
     )
     return {
-        "dim_run": runs,
+        "dim_run": with_series(runs),
         "dim_configuration": configurations,
         "fct_fit": fits,
         "fct_chinit_task_profile": profile,
@@ -663,30 +674,32 @@ def test_natural_order_of_variant_labels():
     assert json.loads(json.dumps(lb.natural_sorted([]))) == []
 
 
-def test_cost_table_averages_repeated_runs_and_says_how_many():
-    # Two repeats of one configuration and size (14 and 16 µs of MSTR) and a single run of
-    # another: the repeats read 15, not 30 (fct_address_space_cost is one row per run x role).
-    costs = pd.DataFrame(
-        {
-            "run_id": ["r1", "r1", "r2", "r2", "r3", "r3"],
-            "configuration": ["base", "base", "base", "base", "tls", "tls"],
-            "message_bytes": [2048] * 6,
-            "series": ["base", "base", "base", "base", "tls", "tls"],
-            "detail": [""] * 6,
-            "role": ["MSTR", "CHIN"] * 3,
-            "cpu_us_per_txn": [14.0, 40.0, 16.0, 44.0, 20.0, 50.0],
-        }
-    )
+def test_cost_table_lays_out_the_marts_rows_and_says_how_many_runs():
+    # fct_series_cost rows (the mart averages repeats: its unit test): two repeats of "base"
+    # (MSTR 15, CHIN 42: means) and a single run of "tls", with the MQ and TOTAL subtotals.
+    def rows(config, mstr, chin, runs):
+        parts = {"MSTR": (1, mstr), "CHIN": (2, chin), "MQ": (3, mstr + chin)}
+        parts["TOTAL"] = (8, mstr + chin)
+        return [
+            {"configuration": config, "workload_type": "request_reply", "message_bytes": 2048,
+             "series": config, "detail": "", "role": role, "role_order": order,
+             "is_subtotal": role in ("MQ", "TOTAL"), "cpu_us_per_txn": us, "runs": runs}
+            for role, (order, us) in parts.items()
+        ]  # fmt: skip
+
+    costs = pd.DataFrame(rows("base", 15.0, 42.0, 2) + rows("tls", 20.0, 50.0, 1))
     table = tb.cost_table(costs)
     # MQ = MSTR + CHIN, right after its parts; the total counts each address space once.
-    assert list(table.columns[2:]) == ["MSTR", "CHIN", "MQ", "Total", "Runs"]
+    assert list(table.columns) == ["Size", "Configuration", "MSTR", "CHIN", "MQ", "Total", "Runs"]
     assert table[["Configuration", "MSTR", "CHIN", "MQ", "Total", "Runs"]].to_dict("records") == [
         {"Configuration": "base", "MSTR": 15.0, "CHIN": 42.0, "MQ": 57.0, "Total": 57.0, "Runs": 2},
         {"Configuration": "tls", "MSTR": 20.0, "CHIN": 50.0, "MQ": 70.0, "Total": 70.0, "Runs": 1},
     ]
-    single = tb.cost_table(costs[costs["run_id"] != "r2"])
+    single = tb.cost_table(costs.assign(runs=1))
     assert "Runs" not in single.columns
-    assert single["MSTR"].tolist() == [14.0, 20.0]
+    # A second workload type gets its own rows and a column saying which.
+    both = tb.cost_table(pd.concat([costs, costs.assign(workload_type="streaming")]))
+    assert list(both["Workload"]) == ["request_reply", "streaming"] * 2
 
 
 def test_start_time_table_lays_out_the_marts_rows_and_computes_nothing():
@@ -743,3 +756,46 @@ def test_crypto_table_lays_out_the_marts_rows_and_computes_nothing():
         ("TLS 1.3", "–", "High %"): 4.6,
     }
     assert tb.crypto_by_strength(rows.iloc[0:0]).empty
+
+
+def test_threads_on_a_linear_axis_when_they_span_less_than_a_decade():
+    # Two thread counts (1 and 64, a distributed study's runs): a linear axis with Vega's own
+    # ticks; Altair refused the None tick list this used to pass (the dist report failed).
+    x = ch.threads_x(pd.Series([1, 64, 1, 64])).to_dict()
+    assert x["scale"] == {} and x["axis"] == {"format": "d"}
+    swept = ch.threads_x(pd.Series(THREADS)).to_dict()
+    assert swept["scale"]["type"] == "log" and swept["axis"]["values"] == ch.thread_ticks(THREADS)
+
+
+def test_tcpip_table_lays_out_the_marts_rows():
+    rows = pd.DataFrame(
+        {
+            "series": ["c", "c"],
+            "run_id": ["r1", "r2"],
+            "message_bytes": [2048, None],
+            "subject_kind": ["connection", "interface"],
+            "subject": ["2001:7::3:43736", "TAP0"],
+            "samples": [2, 10],
+            "in_bytes": [780, 348],
+            "out_bytes": [4184, 348],
+            "out_segments": [34, None],
+            "retransmits": [0, None],
+            "in_bytes_per_s_mean": [38.5, 3.78],
+            "in_bytes_per_s_max": [62, 34],
+            "out_bytes_per_s_mean": [209.0, 3.78],
+            "out_bytes_per_s_max": [302, 34],
+            "tcpip_throughput_key": ["k1", "k2"],
+        }
+    )
+    table = tb.tcpip_table(rows)
+    assert list(table.columns[:5]) == [
+        "Configuration",
+        "Run",
+        "Size",
+        "Kind",
+        "Connection or interface",
+    ]
+    assert table["Size"].tolist() == ["2 KB", "–"]
+    assert table["Bytes out"].tolist() == [4184, 348]
+    assert "tcpip_throughput_key" not in table
+    assert tb.tcpip_table(rows.iloc[0:0]).empty

@@ -90,6 +90,7 @@ def test_the_reads_cover_the_report():
     assert {
         "queries.fits",
         "queries.address_space_costs",
+        "queries.series_costs",
         "changes.load",
         "distributed.series",
     } <= set(READS), sorted(READS)

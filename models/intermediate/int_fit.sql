@@ -132,7 +132,10 @@ fitted as (
             as intercept_b_ci95_high,
         t_critical_95,
         min_x,
-        max_x
+        max_x,
+        -- The fitted line's ends, where the chart draws it (over the x measured).
+        slope_a * min_x + intercept_b as fitted_y_at_min_x,
+        slope_a * max_x + intercept_b as fitted_y_at_max_x
     from with_t
 ),
 

@@ -6,5 +6,5 @@ numbers captions. Every number and every decision a report shows comes from a ma
 
 Example:
     from mqcap.sections import queries as q, tables as t, charts as c
-    c.cost_chart(q.address_space_costs("attls"), q.config_colors("attls"), "Figure 1: ...")
+    c.cost_chart(q.series_costs("attls"), q.config_colors("attls"), "Figure 1: ...")
 """

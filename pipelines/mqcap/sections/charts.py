@@ -8,7 +8,7 @@ that have data get a panel.
 
 Example:
     from mqcap.sections import charts as c, queries as q
-    c.cost_chart(q.address_space_costs("attls"), q.config_colors("attls"), "Figure 1: ...")
+    c.cost_chart(q.series_costs("attls"), q.config_colors("attls"), "Figure 1: ...")
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from collections.abc import Callable
 
 import pandas as pd
 
-from mqcap.sections.labels import DETAIL_COLUMNS, ROLES, size_label
+from mqcap.sections.labels import ROLES, size_label
 from mqcap.sections.text import caption_lines
+from mqcap.series import DETAIL_COLUMNS
 from mqcap.untraced import untraced
 
 # The width, in CSS pixels, every chart is drawn at, axes and legends included. The HTML body
@@ -365,26 +366,17 @@ def cost_chart(costs: pd.DataFrame, colors: dict[str, str], caption: str):
     Long because: one Altair spec, layer by layer.
 
     Example:
-        chart(cost_chart(address_space_costs("attls"), config_colors("attls"), "Figure 1: ..."))
+        chart(cost_chart(series_costs("attls"), config_colors("attls"), "Figure 1: ..."))
     """
     import altair as alt
 
-    df = costs[costs["cpu_us_per_txn"] > 0].copy()
+    # The address spaces' segments (the subtotals are the bar's end, not segments of it); runs
+    # of a series are averaged in fct_series_cost, so a bar is one series.
+    df = costs[~costs["is_subtotal"] & (costs["cpu_us_per_txn"] > 0)].copy()
     df["configuration"] = df["configuration"].astype(str)
+    df = df.rename(columns={"series_total_us_per_txn": "total_us"})
     roles = role_order(df["role"])
-    rank = {r: k for k, r in enumerate(roles)}
-    df["role_order"] = df["role"].map(rank)
     df["size"] = df["message_bytes"].map(size_label)
-    # Repeated runs of one series are averaged (as the cost table does), so a bar is one
-    # series and its segments add up to the series' total.
-    keys = ["message_bytes", "size", "series", "configuration", "detail", "role", "role_order"]
-    df = df.groupby(keys, dropna=False, sort=False, observed=True).agg(
-        cpu_us_per_txn=("cpu_us_per_txn", "mean"), runs=("run_id", "nunique")
-    )
-    df = df.reset_index()
-    df["total_us"] = df.groupby(["message_bytes", "series"], dropna=False)[
-        "cpu_us_per_txn"
-    ].transform("sum")
     color = role_color(roles, left=labels_px(df["series"]))
     parts = [(s, p) for s, p in df.groupby("message_bytes", sort=True, dropna=False)]
 
@@ -586,22 +578,25 @@ def _size_label_expr() -> str:
 
 def fit_chart(
     points: pd.DataFrame,
-    lines: pd.DataFrame,
+    fits: pd.DataFrame,
     x_name: str,
     y_title: str,
     colors: dict[str, str],
     caption: str,
 ):
-    """Measured points and the fitted lines ``y = a * x + b``, one colour per configuration.
+    """Measured points and the fitted lines ``y = a * x + b``, one colour per configuration:
+    each line drawn from its ends in fct_fit (fitted_y_at_min_x, fitted_y_at_max_x; the axes
+    are linear, so the straight line between them is the fit).
 
     Example:
-        chart(fit_chart(pts, fit_lines(f), "message_bytes", "CPU µs/txn", colors, "Figure 3"))
+        chart(fit_chart(pts, fits("protection"), "message_bytes", "CPU µs/txn", colors, "Fig 3"))
     """
     import altair as alt
 
     x_title = {"message_bytes": "Message size (bytes)"}.get(x_name, x_name.replace("_", " "))
     pts = points.assign(configuration=points["configuration"].astype(str))
-    shown = pd.concat([pts["configuration"], lines["configuration"].astype(str)])
+    ends = fits.assign(configuration=fits["configuration"].astype(str))
+    shown = pd.concat([pts["configuration"], ends["configuration"]])
     color = _config_color(colors, shown)
     dots = (
         alt.Chart(pts)
@@ -618,10 +613,30 @@ def fit_chart(
             ],
         )
     )
+    # One line per fit: a configuration can have several (one per cipher).
     fitted = (
-        alt.Chart(lines.assign(configuration=lines["configuration"].astype(str)))
-        .mark_line(strokeWidth=1.5)
-        .encode(x="x:Q", y="y:Q", color=color, detail="fit:N")
+        alt.Chart(
+            ends[
+                [
+                    "configuration",
+                    "fit_key",
+                    "min_x",
+                    "max_x",
+                    "fitted_y_at_min_x",
+                    "fitted_y_at_max_x",
+                ]
+            ]
+        )
+        .mark_rule(strokeWidth=1.5)
+        .encode(
+            # The points' axes (title, thousands separators), shared by the layers.
+            x=alt.X("min_x:Q", title=x_title, axis=alt.Axis(format=",")),
+            x2="max_x",
+            y=alt.Y("fitted_y_at_min_x:Q", title=y_title, axis=alt.Axis(format=",")),
+            y2="fitted_y_at_max_x",
+            color=color,
+            detail="fit_key:N",
+        )
     )
 
     def build(width: int):
@@ -867,7 +882,8 @@ def threads_x(threads: pd.Series, title: bool = True):
         "threads:Q",
         title=("Requester threads" + (" (log scale)" if log else "")) if title else None,
         scale=alt.Scale(type="log", base=2, nice=False) if log else alt.Scale(),
-        axis=alt.Axis(values=thread_ticks(counts) if log else None, format="d"),
+        # Altair refuses values=None: a linear axis keeps Vega's own ticks.
+        axis=alt.Axis(values=thread_ticks(counts), format="d") if log else alt.Axis(format="d"),
     )
 
 

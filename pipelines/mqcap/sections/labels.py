@@ -39,64 +39,6 @@ PALETTE = [
 # Address-space roles in the order MP16 stacks them.
 ROLES = ["MSTR", "CHIN", "TCPIP", "AMSM", "APP", "OTHER"]
 KEY_STRENGTHS = ["medium", "high", "very_high"]
-# Labels that tell runs of one configuration apart, in the order they are tried.
-DETAIL_COLUMNS = [
-    "cipher",
-    "recipients",
-    "key_strength",
-    "sslrkeyc",
-    "persistence",
-    "scenario",
-    "hardware_model",
-    "threads",
-]
-
-
-def label_series(runs: pd.DataFrame) -> pd.DataFrame:
-    """Add ``detail`` and ``series`` (configuration plus what tells its runs apart).
-
-    A configuration measured several ways at the same workload point (three ciphers, several
-    recipient counts) gets the distinguishing labels as ``detail``; ``series`` is the
-    configuration followed by the detail, so table rows and chart bars stay distinct.
-
-    Example:
-        label_series(dim_run)["series"]  # 'MQ + AT-TLS · TLS_CHACHA20_POLY1305_SHA256'
-    """
-    df = runs.copy()
-    df["detail"] = ""
-    point = ["configuration", "workload_type", "message_bytes"]
-    for _config, group in df.groupby("configuration", sort=False, dropna=False):
-        keys = [c for c in point if c in group]
-        chosen: list[str] = []
-        for column in DETAIL_COLUMNS:
-            if column not in group:
-                continue
-            if not group.duplicated(keys + chosen).any():
-                break
-            if group[column].nunique(dropna=True) > 1:
-                chosen.append(column)
-        if chosen:
-            df.loc[group.index, "detail"] = group[chosen].apply(
-                lambda row, cols=chosen: ", ".join(_detail(c, row[c]) for c in cols), axis=1
-            )
-    df["series"] = df["configuration"].astype(str) + df["detail"].map(
-        lambda d: f" · {d}" if d else ""
-    )
-    return df
-
-
-def _detail(column: str, value: object) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
-        return f"no {column.replace('_', ' ')}"
-    if column == "recipients":
-        return f"{int(value)} recipient" + ("" if int(value) == 1 else "s")
-    if column == "key_strength":
-        return str(value).replace("_", " ")
-    if column == "sslrkeyc":
-        return f"SSLRKEYC {int(value):,}"
-    if column == "threads":
-        return f"{int(value)} thread" + ("" if int(value) == 1 else "s")
-    return str(value)
 
 
 def size_label(size: object) -> str:
@@ -145,32 +87,3 @@ def natural_sorted(values) -> list[str]:
             (0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", s)
         ],
     )
-
-
-def variant_summary(group: pd.DataFrame, max_listed: int = 12) -> str:
-    """What varies between a configuration's runs, one clause per label: values in natural
-    order, a long numeric list as its range.
-
-    Example:
-        >>> variant_summary(pd.DataFrame({"threads": [1, 2, 200], "scenario": ["b", "a", "a"]}))
-        'scenario: a, b; threads: 1, 2, 200'
-    """
-    parts = []
-    for column in DETAIL_COLUMNS:
-        if column not in group:
-            continue
-        values = list(group[column].dropna().unique())
-        if len(values) <= 1:
-            continue
-        if pd.api.types.is_numeric_dtype(group[column]):
-            nums = sorted(float(v) for v in values)
-            shown = [f"{v:,.0f}" if v.is_integer() else f"{v:g}" for v in nums]
-            text = (
-                ", ".join(shown)
-                if len(shown) <= max_listed
-                else f"{shown[0]}–{shown[-1]} ({len(shown)} values)"
-            )
-        else:
-            text = ", ".join(natural_sorted(values))
-        parts.append(f"{column.replace('_', ' ')}: {text}")
-    return "; ".join(parts)

@@ -8,7 +8,7 @@ crashing.
 
 Example:
     from mqcap.sections import queries as q
-    costs = q.address_space_costs("attls")
+    costs = q.series_costs("attls")
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import duckdb
 import pandas as pd
 
 from mqcap import environment as variables
-from mqcap.sections.labels import PALETTE, label_series
+from mqcap.sections.labels import PALETTE
 from mqcap.settings import Settings
 
 
@@ -166,9 +166,9 @@ def runs(study: str) -> pd.DataFrame:
 
 def _runs(study: str) -> pd.DataFrame:
     df = _mart("dim_run", study, "run_id")
-    names = display_names(study)
-    df["configuration"] = df["configuration"].astype(str).map(lambda c: names.get(c, c))
-    df = label_series(df)
+    if df.empty:
+        return df
+    # detail and series come from dim_run (int_run_series names them).
     df["configuration"] = _categorical(df["configuration"], study)
     # Numbers in numeric order (1, 2, 16, 100 threads), never as the text of a series.
     numeric = [c for c in ("message_bytes", "threads", "recipients") if c in df]
@@ -280,6 +280,20 @@ def address_space_costs(study: str) -> pd.DataFrame:
     return _with_runs(df, study)
 
 
+def series_costs(study: str) -> pd.DataFrame:
+    """CPU microseconds per transaction by series, message size and role, runs of a series
+    averaged, with the MQ and TOTAL subtotals (fct_series_cost), in the cost table's order.
+
+    Example:
+        series_costs("attls").pivot(index=["message_bytes", "series"], columns="role",
+                                    values="cpu_us_per_txn")
+    """
+    df = _mart("fct_series_cost", study, "message_bytes, series, role_order")
+    if not df.empty:
+        df["configuration"] = _categorical(df["configuration"], study)
+    return df
+
+
 def comparisons(study: str, measures: list[str] | None = None) -> pd.DataFrame:
     """Variant against baseline per run, measure and subject (fct_comparison) with labels.
 
@@ -383,6 +397,17 @@ def netstat_series(study: str) -> pd.DataFrame:
         netstat_series("attls")[["series", "seconds_into_run", "congestion_window_bytes"]]
     """
     df = _mart("fct_netstat_series", study, "run_id, connection_id, poll_no")
+    return _with_runs(df, study)
+
+
+def tcpip_throughput(study: str) -> pd.DataFrame:
+    """TCPIPMonitor figures per run and connection or interface (fct_tcpip_throughput): bytes
+    and segments in and out, retransmits, the printed byte rates' mean and peak, with run labels.
+
+    Example:
+        tcpip_throughput("tcp")[["series", "subject", "out_bytes", "retransmits"]]
+    """
+    df = _mart("fct_tcpip_throughput", study, "run_id, subject_kind, subject")
     return _with_runs(df, study)
 
 

@@ -88,7 +88,7 @@ SECTIONS: tuple[Section, ...] = (
     Section(
         "sec-cost",
         "Cost per transaction by address space",
-        ("fct_address_space_cost", "fct_cost_delta"),
+        ("fct_series_cost", "fct_address_space_cost", "fct_cost_delta"),
         _links("pair_change", "cpu_us_per_txn"),
     ),
     Section(
@@ -116,6 +116,7 @@ SECTIONS: tuple[Section, ...] = (
         _links("pair_change", ANY_MEASURE),
     ),
     Section("sec-netstat", "TCP/IP behaviour (NETSTAT)", ("fct_netstat_series",)),
+    Section("sec-tcpip", "TCP/IP throughput (TCPIPMonitor)", ("fct_tcpip_throughput",)),
     Section("sec-crypto", "Cryptographic hardware", ("fct_crypto", "fct_crypto_by_strength")),
     Section(
         "sec-starts",

@@ -2,48 +2,42 @@
 
 Example:
     from mqcap.sections import queries as q, tables as t
-    t.cost_table(q.address_space_costs("attls"))
+    t.cost_table(q.series_costs("attls"))
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from mqcap.sections.labels import KEY_STRENGTHS, ROLES, duration_label, natural_sorted, size_label
+from mqcap.sections.labels import KEY_STRENGTHS, duration_label, natural_sorted, size_label
 
 
 def cost_table(costs: pd.DataFrame) -> pd.DataFrame:
-    """Cost per transaction: one row per message size and series, one column per role + Total.
-
-    Runs sharing a size and series are averaged (a "Runs" column says how many when any
-    row has more than one).
+    """Cost per transaction: one row per message size and series, one column per role, MQ
+    (= MSTR + CHIN, right after its two parts) and Total: the rows of fct_series_cost (runs of
+    a series averaged there) laid out; a "Runs" column when any row is a mean of several.
+    Nothing is computed here.
 
     Example:
-        cost_table(address_space_costs("attls")).columns  # size, series, MSTR, CHIN, MQ, ...
+        cost_table(series_costs("attls")).columns  # Size, Configuration, Variant, MSTR, ...
     """
     if costs.empty:
         return pd.DataFrame()
-    keys = ["message_bytes", "configuration", "series"]
-    # fct_address_space_cost has one row per run x role: runs that share a size and series
-    # (repeats, builds) are averaged, never added, and the table says how many there were.
-    wide = costs.pivot_table(
-        index=keys, columns="role", values="cpu_us_per_txn", aggfunc="mean", observed=True
-    )
-    roles = [r for r in ROLES if r in wide.columns]
-    wide = wide[roles]
-    wide["Total"] = wide.sum(axis=1, min_count=1)
-    if {"MSTR", "CHIN"} <= set(roles):
-        # MP16's "MQ cost": queue manager + channel initiator, right after its two parts.
-        wide.insert(roles.index("CHIN") + 1, "MQ", wide[["MSTR", "CHIN"]].sum(axis=1, min_count=1))
-    runs = costs.groupby(keys, observed=True)["run_id"].nunique()
+    keys = ["message_bytes", "configuration", "workload_type", "series", "detail"]
+    wide = costs.pivot(index=keys, columns="role", values="cpu_us_per_txn")
+    order = costs.drop_duplicates("role").sort_values("role_order")["role"]
+    wide = wide[list(order)].rename(columns={"TOTAL": "Total"})
+    runs = costs.drop_duplicates(keys).set_index(keys)["runs"]
     if (runs > 1).any():
         wide["Runs"] = runs.reindex(wide.index)
-    wide = wide.reset_index().sort_values(keys)
+    wide = wide.reset_index().sort_values(keys).drop(columns="series")
     wide.insert(0, "Size", wide.pop("message_bytes").map(size_label))
-    details = costs.drop_duplicates("series").set_index("series")["detail"]
-    wide["series"] = wide["series"].map(details)
     wide["configuration"] = wide["configuration"].astype(str)
-    wide = wide.rename(columns={"configuration": "Configuration", "series": "Variant"})
+    wide = wide.rename(
+        columns={"configuration": "Configuration", "detail": "Variant", "workload_type": "Workload"}
+    )
+    if wide["Workload"].nunique() == 1:
+        wide = wide.drop(columns="Workload")
     if (wide["Variant"].fillna("") == "").all():
         wide = wide.drop(columns="Variant")
     wide.columns.name = None
@@ -162,30 +156,35 @@ def _with_ci(value: object, lo: object, hi: object, places: int) -> str:
     return f"{text} ({float(lo):,.{places}f} – {float(hi):,.{places}f})"
 
 
-def fit_lines(fit: pd.DataFrame, steps: int = 24) -> pd.DataFrame:
-    """Points along each fitted line from its smallest to its largest x, for a chart.
+TCPIP_COLUMNS = {
+    "series": "Configuration",
+    "run_id": "Run",
+    "Size": "Size",
+    "subject_kind": "Kind",
+    "subject": "Connection or interface",
+    "samples": "Samples",
+    "in_bytes": "Bytes in",
+    "out_bytes": "Bytes out",
+    "out_segments": "Segments out",
+    "retransmits": "Retransmits",
+    "in_bytes_per_s_mean": "In B/s mean",
+    "in_bytes_per_s_max": "In B/s peak",
+    "out_bytes_per_s_mean": "Out B/s mean",
+    "out_bytes_per_s_max": "Out B/s peak",
+}
+
+
+def tcpip_table(throughput: pd.DataFrame) -> pd.DataFrame:
+    """The rows of fct_tcpip_throughput laid out: one per run and connection or interface, in
+    the mart's order, with the run's series and size. Nothing is computed here.
 
     Example:
-        fit_lines(fits("protection"))[["configuration", "x", "y"]]
+        tcpip_table(q.tcpip_throughput("tcp")).columns  # Configuration, Run, Size, Kind, ...
     """
-    rows = []
-    for row in fit.itertuples(index=False):
-        lo, hi = float(row.min_x), float(row.max_x)
-        for k in range(steps + 1):
-            x = lo + (hi - lo) * k / steps
-            rows.append(
-                {
-                    "configuration": str(row.configuration),
-                    # One line per fit: a configuration can have several (one per cipher).
-                    "fit": row.fit_key,
-                    "x_name": row.x_name,
-                    "measure": row.measure,
-                    "subject": row.subject,
-                    "x": x,
-                    "y": row.slope_a * x + row.intercept_b,
-                }
-            )
-    return pd.DataFrame(rows)
+    if throughput.empty:
+        return pd.DataFrame()
+    df = throughput.assign(Size=throughput["message_bytes"].map(size_label))
+    return df[list(TCPIP_COLUMNS)].rename(columns=TCPIP_COLUMNS).reset_index(drop=True)
 
 
 def crypto_by_strength(by_strength: pd.DataFrame) -> pd.DataFrame:
@@ -490,54 +489,3 @@ def cost_delta_table(deltas: pd.DataFrame) -> pd.DataFrame:
         if not own_baseline and any(delta[r] != "–" for r in roles):
             rows.append(delta)
     return pd.DataFrame(rows, columns=["Size", "Run", "Row", *roles])
-
-
-def where_measured(runs: pd.DataFrame) -> list[str]:
-    """One phrase per system the runs were measured on: platform, host or model, z/OS
-    system id and queue manager where the manifests name them, and the run count.
-
-    An appliance or a Linux host has no SMF id: it is named by its host or model instead of
-    a bare "system –".
-
-    Example:
-        where_measured(runs("attls"))  # ['z/OS system SYSA, queue manager QML1 (44 runs)']
-    """
-    if runs.empty:
-        return []
-    platform_names = {"zos": "z/OS", "distributed": "distributed", "appliance": "MQ Appliance"}
-    cols = [c for c in ("platform", "host", "hardware_model", "system_id", "qmgr") if c in runs]
-    # Missing values read as "" so groupby keeps them and the phrase leaves them out.
-    keyed = runs[cols].astype("object").map(lambda v: "" if v is None or pd.isna(v) else str(v))
-    phrases = []
-    for key, group in keyed.groupby(cols, sort=True) if cols else []:
-        row = dict(zip(cols, key if isinstance(key, tuple) else (key,), strict=True))
-        parts = []
-        platform = row.get("platform")
-        if platform:
-            parts.append(platform_names.get(str(platform), str(platform)))
-        if row.get("host"):
-            parts.append(f"host {row['host']}")
-        if row.get("hardware_model"):
-            parts.append(f"model {row['hardware_model']}")
-        if row.get("system_id"):
-            parts.append(f"system {row['system_id']}")
-        if row.get("qmgr"):
-            parts.append(f"queue manager {row['qmgr']}")
-        what = ", ".join(parts) or "a system the manifests do not name"
-        phrases.append(f"{what} ({len(group)} run{'s' if len(group) != 1 else ''})")
-    return phrases
-
-
-def interval_span(runs: pd.DataFrame) -> tuple[object, object, int]:
-    """First start and last end of the measured intervals (local time of the measured
-    system, the ``_local`` columns where the mart has them) and how many runs have none.
-
-    Example:
-        first, last, missing = interval_span(runs("attls"))
-    """
-    start = "interval_start_local" if "interval_start_local" in runs else "interval_start"
-    end = "interval_end_local" if "interval_end_local" in runs else "interval_end"
-    if start not in runs or end not in runs:
-        return None, None, len(runs)
-    missing = int(runs[start].isna().sum())
-    return runs[start].min(), runs[end].max(), missing
