@@ -799,3 +799,161 @@ def test_tcpip_table_lays_out_the_marts_rows():
     assert table["Bytes out"].tolist() == [4184, 348]
     assert "tcpip_throughput_key" not in table
     assert tb.tcpip_table(rows.iloc[0:0]).empty
+
+
+def _fact_frames() -> dict[str, pd.DataFrame]:
+    """The small study with what the sections decide on: a round-trip fit and the fits' points,
+    driver results, channel-initiator tasks, channels, channel starts, NETSTAT polls, an
+    undecided sweep and distributed-MQ measures."""
+    frames = _small_frames()
+    # "slow" is a channel-start run: no message workload.
+    frames["dim_run"] = frames["dim_run"].assign(is_message_workload=[True, True, False])
+    cost = frames["fct_fit"].assign(fitted_y_at_min_x=10.0, fitted_y_at_max_x=40.0)
+    frames["fct_fit"] = pd.concat(
+        [
+            cost,
+            cost.head(1).assign(fit_key="k4", measure="round_trip_us", subject="RUN"),
+            cost.iloc[[2]].assign(fit_key="k5", x_name="key_bits", pools_variants=True),
+        ]
+    )
+    frames["fct_fit_points"] = pd.DataFrame(
+        {
+            "study": "stream",
+            "run_key": [1, 2, 3, 1],
+            "configuration": ["plain", "plain", "ams", "plain"],
+            "x_name": "message_bytes",
+            "held_constant": ["cipher=-", "cipher=-", "cipher=B", "cipher=-"],
+            "measure": ["cpu_us_per_txn"] * 3 + ["round_trip_us"],
+            "subject": ["TOTAL"] * 3 + ["RUN"],
+            "x_value": [1024.0, 4096.0, 2048.0, 1024.0],
+            "y_value": [11.0, 12.0, 31.0, 500.0],
+        }
+    )
+    frames["fct_driver_results"] = pd.DataFrame(
+        {
+            "study": "stream",
+            "run_id": ["base", "fast", "slow"],
+            "configuration": ["plain", "plain", "ams"],
+            # Two sizes only counting the channel-start run, which is no message workload.
+            "message_bytes": [2048, 2048, 4096],
+            "round_trip_us": [None, 800.0, 900.0],
+        }
+    )
+    frames["fct_chinit_tasks"] = pd.DataFrame(
+        {
+            "study": "stream",
+            "run_id": ["base", "base", "slow"],
+            "task_type": ["adapter", "dispatcher", "adapter"],
+            "busy_pct": [None, 5.0, None],
+        }
+    )
+    frames["fct_channel_network"] = pd.DataFrame(
+        {
+            "study": "stream",
+            "run_id": ["base", "fast", "fast"],
+            "channel_name": ["TO.B", "TO.A", "FROM.A"],
+            "is_sending": [True, True, False],
+        }
+    )
+    frames["fct_channel_starts"] = pd.DataFrame(
+        {"study": "stream", "run_id": ["slow"], "channel_operation": ["start"]}
+    )
+    frames["fct_netstat_series"] = pd.DataFrame(
+        {
+            "study": "stream",
+            "run_id": "base",
+            "congestion_window_bytes": [None, None],
+            "smooth_trip_time_ms": [None, 3.0],
+            "send_data_queued_bytes": [0.0, None],
+        }
+    )
+    frames["fct_sweep_summary"] = pd.DataFrame(
+        {
+            "series_key": ["s1", "s2", "s3", "s4"],
+            "study": "stream",
+            "configuration": ["plain", "ams", "ams", "plain"],
+            "message_bytes": [4096, 2048, 4096, 2048],
+            "baseline_source": ["undecided", "undecided", "undecided", "run_baselines"],
+            "baseline_note": ["runs name z", "runs name y", "runs name z", None],
+        }
+    )
+    frames["fct_run_measures"] = pd.DataFrame(
+        {"run_key": [1], "measure": ["host_cpu_pct"], "subject": ["HOST"], "measure_value": [1.0]}
+    )
+    frames["fct_distributed_series"] = pd.DataFrame(
+        {"study": "stream", "run_id": ["base"], "measure": ["log_write_latency_us"]}
+    )
+    return frames
+
+
+@pytest.fixture
+def facts_wh(tmp_path, monkeypatch):
+    frames = _fact_frames()
+    monkeypatch.setenv("MQCAP_WAREHOUSE", str(write_warehouse(tmp_path / "f.duckdb", frames)))
+    return frames
+
+
+def test_the_fits_section_reads_its_fits_points_and_pooled_configurations(facts_wh):
+    cost = q.cost_fits("stream")
+    assert list(cost["fit_key"]) == ["k5", "k1", "k2", "k3"]  # key_bits first, then by config
+    assert list(q.round_trip_fits("stream")["fit_key"]) == ["k4"]
+    assert list(q.fits("stream")["fit_key"]) == ["k5", "k1", "k2", "k3", "k4"]
+    assert q.pooled_cost_fits("stream") == {"key_bits": ["ams"], "message_bytes": ["ams"]}
+    points = q.cost_fit_points("stream")
+    assert list(zip(points["fit_key"], points["run_id"], strict=True)) == [
+        ("k1", "base"),
+        ("k1", "fast"),
+        ("k3", "slow"),
+    ]
+    # The chart draws the points of the fits it is given, nothing else.
+    spec = ch.fit_chart(
+        points, cost[cost["fit_key"] == "k3"], "message_bytes", "y", q.config_colors("stream"), "F"
+    ).to_dict()
+    drawn = [v for values in spec["datasets"].values() for v in values if "run_id" in v]
+    assert [v["run_id"] for v in drawn] == ["slow"]
+
+
+def test_fits_table_names_the_measure_and_one_x_in_the_caption(facts_wh):
+    parts = [("Cost", q.cost_fits("stream")), ("Round trip", q.round_trip_fits("stream"))]
+    rows, only_x = tb.fits_table(parts)
+    assert only_x is None and list(rows["x"]) == ["key bits"] + ["message bytes"] * 4
+    assert list(rows["Measure"]) == ["Cost"] * 4 + ["Round trip"]
+    # A part without fits adds no rows; the one fit left names its x in the caption.
+    rows, only_x = tb.fits_table(
+        [("Round trip", q.round_trip_fits("stream")), ("No", pd.DataFrame())]
+    )
+    assert only_x == "message bytes" and "x" not in rows
+    assert list(rows.columns[:2]) == ["Configuration", "Measure"]
+
+
+def test_sections_read_their_counts_and_decisions_from_the_marts(facts_wh):
+    assert q.rate_target_counts("stream") == {
+        "runs": 3,
+        "not_sustained": 1,
+        "threshold_pct": 98.0,
+    }
+    assert q.sweep_undecided_notes("stream") == ["runs name y", "runs name z"]
+    assert q.round_trip_by_size("stream") is False  # one size among the message workloads
+    assert q.chinit_task_counts("stream") == {"runs": 2, "busy_rows": 1}
+    assert q.sending_channels("stream") == {"names": ["TO.A", "TO.B"], "one_per_run": True}
+    assert q.channel_operation_count("stream") == 1
+    assert q.netstat_metrics("stream") == ["smooth_trip_time_ms", "send_data_queued_bytes"]
+    from mqcap.sections import distributed as dm
+
+    assert dm.charts_shown("stream") == {"per_run": False, "latency_over_time": True}
+
+
+def test_section_decisions_on_a_warehouse_without_their_marts(bare_wh):
+    assert q.rate_target_counts("appliance") == {
+        "runs": 0,
+        "not_sustained": 0,
+        "threshold_pct": None,
+    }
+    assert q.sweep_undecided_notes("appliance") == []
+    assert q.round_trip_by_size("appliance") is False
+    assert q.chinit_task_counts("appliance") == {"runs": 0, "busy_rows": 0}
+    assert q.sending_channels("appliance") == {"names": [], "one_per_run": False}
+    assert q.channel_operation_count("appliance") == 0
+    assert q.netstat_metrics("appliance") == []
+    assert q.pooled_cost_fits("appliance") == {}
+    assert q.cost_fits("appliance").empty and q.cost_fit_points("appliance").empty

@@ -586,7 +586,8 @@ def fit_chart(
 ):
     """Measured points and the fitted lines ``y = a * x + b``, one colour per configuration:
     each line drawn from its ends in fct_fit (fitted_y_at_min_x, fitted_y_at_max_x; the axes
-    are linear, so the straight line between them is the fit).
+    are linear, so the straight line between them is the fit). Of ``points`` (fct_fit_points
+    rows) only those of the fits drawn, by fit_key: the runs each line was fitted through.
 
     Example:
         chart(fit_chart(pts, fits("protection"), "message_bytes", "CPU µs/txn", colors, "Fig 3"))
@@ -594,6 +595,7 @@ def fit_chart(
     import altair as alt
 
     x_title = {"message_bytes": "Message size (bytes)"}.get(x_name, x_name.replace("_", " "))
+    points = points[points["fit_key"].isin(fits["fit_key"])]
     pts = points.assign(configuration=points["configuration"].astype(str))
     ends = fits.assign(configuration=fits["configuration"].astype(str))
     shown = pd.concat([pts["configuration"], ends["configuration"]])

@@ -77,6 +77,29 @@ def series(study: str) -> pd.DataFrame:
     )
 
 
+def charts_shown(study: str) -> dict[str, bool]:
+    """Which of the section's charts have data: ``per_run``, a run measured one of the CHARTED
+    measures (fct_run_measures), and ``latency_over_time``, fct_distributed_series has log write
+    latency publications.
+
+    Example:
+        charts_shown("threadsweep")  # {'per_run': True, 'latency_over_time': True}
+    """
+    # Two queries: a warehouse may have one of the marts and not the other.
+    per_run = q._query(
+        """select 1 from marts.fct_run_measures m
+           join marts.dim_run r on r.run_key = m.run_key
+           where r.study = ? and m.measure in ({}) limit 1""".format(", ".join("?" * len(CHARTED))),
+        [study, *CHARTED],
+    )
+    latency = q._query(
+        """select 1 from marts.fct_distributed_series
+           where study = ? and measure = 'log_write_latency_us' limit 1""",
+        [study],
+    )
+    return {"per_run": not per_run.empty, "latency_over_time": not latency.empty}
+
+
 def sources_text(per_interval: pd.DataFrame) -> str:
     """Which sources the study's figures come from, as a sentence part.
 

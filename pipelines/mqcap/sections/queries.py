@@ -334,11 +334,69 @@ def fits(study: str) -> pd.DataFrame:
     Example:
         fits("protection").query("measure == 'cpu_us_per_txn' and subject == 'TOTAL'")
     """
-    df = _mart("fct_fit", study, "x_name, measure, subject, configuration")
+    return _fits(study)
+
+
+def cost_fits(study: str) -> pd.DataFrame:
+    """The fits the fits section draws and tables first: total CPU per transaction (fct_fit
+    rows of measure cpu_us_per_txn, subject TOTAL), in the order of ``fits``.
+
+    Example:
+        cost_fits("protection")[["configuration", "x_name", "slope_a"]]
+    """
+    return _fits(study, "cpu_us_per_txn", "TOTAL")
+
+
+def round_trip_fits(study: str) -> pd.DataFrame:
+    """The round-trip fits the fits table shows after the cost fits (fct_fit rows of measure
+    round_trip_us, every subject), in the order of ``fits``.
+
+    Example:
+        round_trip_fits("protection")[["configuration", "x_name", "slope_a"]]
+    """
+    return _fits(study, "round_trip_us")
+
+
+def _fits(study: str, measure: str | None = None, subject: str | None = None) -> pd.DataFrame:
+    # The rows of fct_fit (of one measure and subject when named), configurations in the
+    # study's order.
+    df = _query(
+        """select * from marts.fct_fit
+           where study = ?
+             and (cast(? as varchar) is null or measure = ?)
+             and (cast(? as varchar) is null or subject = ?)
+           order by x_name, measure, subject, configuration, 1""",
+        [study, measure, measure, subject, subject],
+    )
     if df.empty:
         return df
     df["configuration"] = _categorical(df["configuration"], study)
     return df.sort_values(["x_name", "measure", "subject", "configuration"]).reset_index(drop=True)
+
+
+def pooled_cost_fits(study: str) -> dict[str, list[str]]:
+    """Per x variable, the configurations whose cost fit (``cost_fits``) pools several
+    variants measured at the same x (fct_fit.pools_variants), in the study's order.
+
+    Example:
+        pooled_cost_fits("protection")  # {'message_bytes': ['MQ + AMS']}
+    """
+    df = _query(
+        """select x_name, configuration from marts.fct_fit
+           where study = ? and measure = 'cpu_us_per_txn' and subject = 'TOTAL'
+             and pools_variants
+           group by x_name, configuration
+           order by x_name, configuration""",
+        [study],
+    )
+    if df.empty:
+        return {}
+    df["configuration"] = _categorical(df["configuration"], study)
+    df = df.sort_values(["x_name", "configuration"])
+    return {
+        str(x): list(dict.fromkeys(group["configuration"].astype(str)))
+        for x, group in df.groupby("x_name", sort=False)
+    }
 
 
 def fit_points(study: str) -> pd.DataFrame:
@@ -352,6 +410,11 @@ def fit_points(study: str) -> pd.DataFrame:
     Example:
         fit_points("protection").query("subject == 'TOTAL'")[["fit_key", "run_id", "x", "y"]]
     """
+    return _fit_points(study)
+
+
+def _fit_points(study: str, measure: str | None = None, subject: str | None = None):
+    # fct_fit_points joined to its fit (of one measure and subject when named).
     df = _query(
         """select f.fit_key, p.configuration, p.x_name, p.held_constant, f.fit_label,
                   p.measure, p.subject, r.run_id, p.x_value as x, p.y_value as y
@@ -362,10 +425,22 @@ def fit_points(study: str) -> pd.DataFrame:
             and f.measure = p.measure and f.subject = p.subject
            join marts.dim_run r on r.run_key = p.run_key
            where p.study = ? and p.y_value is not null
+             and (cast(? as varchar) is null or f.measure = ?)
+             and (cast(? as varchar) is null or f.subject = ?)
            order by f.fit_key, p.x_value, r.run_id""",
-        [study],
+        [study, measure, measure, subject, subject],
     )
     return _with_runs(df, study)
+
+
+def cost_fit_points(study: str) -> pd.DataFrame:
+    """The points behind the cost fits (``cost_fits``): ``fit_points`` of the fits of total CPU
+    per transaction only.
+
+    Example:
+        cost_fit_points("protection")[["fit_key", "run_id", "x", "y"]]
+    """
+    return _fit_points(study, "cpu_us_per_txn", "TOTAL")
 
 
 def chinit_tasks(study: str) -> pd.DataFrame:
@@ -649,3 +724,150 @@ def crypto_per_run(study: str) -> pd.DataFrame:
         [study],
     )
     return _with_runs(df, study, ["message_bytes"])
+
+
+# ---------------------------------------------------------------------------------------------
+# What the sections say and decide about their rows: counts, names and whether to draw, read
+# from the marts so that a report cell only prints and draws.
+
+
+def _one_row(sql: str, params: list) -> dict:
+    # The one row of an aggregate query as a dict ({} when the mart is not built).
+    df = _query(sql, params)
+    return {} if df.empty else {k: (None if pd.isna(v) else v) for k, v in df.iloc[0].items()}
+
+
+def rate_target_counts(study: str) -> dict:
+    """The rate-target section's sentence (fct_rate_target): ``runs``, ``not_sustained`` (runs
+    whose achieved rate fell short of the threshold) and ``threshold_pct`` (the mart's
+    sustained_threshold_pct, one for the study; None when no row has one).
+
+    Example:
+        rate_target_counts("streaming")  # {'runs': 6, 'not_sustained': 1, 'threshold_pct': 98.0}
+    """
+    row = _one_row(
+        """select count(*) as runs,
+                  count(*) filter (where not sustained) as not_sustained,
+                  min(sustained_threshold_pct) as threshold_pct
+           from marts.fct_rate_target where study = ?""",
+        [study],
+    )
+    return {
+        "runs": int(row.get("runs") or 0),
+        "not_sustained": int(row.get("not_sustained") or 0),
+        "threshold_pct": row.get("threshold_pct"),
+    }
+
+
+def sweep_undecided_notes(study: str) -> list[str]:
+    """Why sweeps were not compared with a baseline (fct_sweep_summary.baseline_note of the
+    series whose baseline_source is 'undecided'): each note once, in the summary's order.
+
+    Example:
+        sweep_undecided_notes("appliance")  # ['runs name series of feature_off and ...']
+    """
+    df = _query(
+        """with undecided as (
+               select baseline_note,
+                      row_number() over (order by message_bytes, configuration, series_key) as n
+               from marts.fct_sweep_summary
+               where study = ? and baseline_source = 'undecided' and baseline_note is not null
+           )
+           select baseline_note from undecided group by baseline_note order by min(n)""",
+        [study],
+    )
+    return [] if df.empty else list(df["baseline_note"].astype(str))
+
+
+def round_trip_by_size(study: str) -> bool:
+    """Whether the comparison section draws round trip against message size: the message
+    workloads' driver results (fct_driver_results) span two or more message sizes and have a
+    round trip. (A thread sweep draws it in its own section instead.)
+
+    Example:
+        round_trip_by_size("attls")  # True
+    """
+    row = _one_row(
+        """select count(distinct d.message_bytes) > 1 and count(d.round_trip_us) > 0 as shown
+           from marts.fct_driver_results d
+           join marts.dim_run r on r.run_id = d.run_id and r.study = d.study
+           where d.study = ? and r.is_message_workload""",
+        [study],
+    )
+    return bool(row.get("shown"))
+
+
+def chinit_task_counts(study: str) -> dict:
+    """The tasks section's counts (fct_chinit_tasks): ``runs`` with task statistics and
+    ``busy_rows``, the rows that have a busy % (none when the statistics came without the
+    task's elapsed interval).
+
+    Example:
+        chinit_task_counts("attls")  # {'runs': 12, 'busy_rows': 48}
+    """
+    row = _one_row(
+        """select count(distinct run_id) as runs, count(busy_pct) as busy_rows
+           from marts.fct_chinit_tasks where study = ?""",
+        [study],
+    )
+    return {"runs": int(row.get("runs") or 0), "busy_rows": int(row.get("busy_rows") or 0)}
+
+
+def sending_channels(study: str) -> dict:
+    """The channels section's sending channels (fct_channel_network rows with is_sending):
+    ``names``, each once in sorted order, and ``one_per_run``, whether each run has one
+    sending channel (then the text names them and the table has no channel column).
+
+    Example:
+        sending_channels("attls")  # {'names': ['QML1.TO.QML2'], 'one_per_run': True}
+    """
+    names = _query(
+        """select distinct channel_name from marts.fct_channel_network
+           where study = ? and is_sending and channel_name is not null
+           order by channel_name""",
+        [study],
+    )
+    row = _one_row(
+        """select count(*) = count(distinct run_id) as one_per_run
+           from marts.fct_channel_network where study = ? and is_sending""",
+        [study],
+    )
+    return {
+        "names": [] if names.empty else list(names["channel_name"].astype(str)),
+        "one_per_run": bool(row.get("one_per_run")),
+    }
+
+
+def channel_operation_count(study: str) -> int:
+    """How many channel operations (start, stop) the study's channel start runs measured
+    (fct_channel_starts): the starts section's charts have a panel per operation when two.
+
+    Example:
+        channel_operation_count("attls")  # 2
+    """
+    row = _one_row(
+        """select count(distinct channel_operation) as operations
+           from marts.fct_channel_starts where study = ?""",
+        [study],
+    )
+    return int(row.get("operations") or 0)
+
+
+# The NETSTAT figures the netstat section charts, in its order.
+NETSTAT_METRICS = ("congestion_window_bytes", "smooth_trip_time_ms", "send_data_queued_bytes")
+
+
+def netstat_metrics(study: str) -> list[str]:
+    """The NETSTAT_METRICS that fct_netstat_series has values of for the study, in that order:
+    the netstat section draws a chart of each.
+
+    Example:
+        netstat_metrics("attls")  # ['congestion_window_bytes', 'smooth_trip_time_ms']
+    """
+    row = _one_row(
+        "select {} from marts.fct_netstat_series where study = ?".format(
+            ", ".join(f"count({m}) as {m}" for m in NETSTAT_METRICS)
+        ),
+        [study],
+    )
+    return [m for m in NETSTAT_METRICS if row.get(m)]

@@ -104,6 +104,23 @@ def _fmt_value(value: object, measure: str) -> str:
     return f"{v:,.0f}" if abs(v) >= 100 else f"{v:,.1f}"
 
 
+def fits_table(parts: list[tuple[str, pd.DataFrame]]) -> tuple[pd.DataFrame, str | None]:
+    """The fits section's table: ``fit_table`` of each part's fits in turn, its name in a
+    Measure column; and the x variable when every fit has the same one (then named in the
+    caption, not repeated on every row: room for the held-constant names in a PDF), else None
+    and an x column.
+
+    Example:
+        rows, only_x = fits_table([("Total CPU µs/txn", cost_fits("protection"))])
+    """
+    shown = [(what, fits) for what, fits in parts if not fits.empty]
+    both = pd.concat([fits.assign(what=what) for what, fits in shown])
+    rows = fit_table(both)
+    rows.insert(1, "Measure", both["what"].to_numpy())
+    only_x = rows["x"].iloc[0] if rows["x"].nunique() == 1 else None
+    return (rows if only_x is None else rows.drop(columns="x")), only_x
+
+
 def fit_table(fit: pd.DataFrame) -> pd.DataFrame:
     """The fits as a compact table: a and b, each with its 95% confidence interval, R², n.
 
