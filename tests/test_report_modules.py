@@ -831,6 +831,7 @@ def _fact_frames() -> dict[str, pd.DataFrame]:
     )
     frames["fct_driver_results"] = pd.DataFrame(
         {
+            "run_key": [1, 2, 3],
             "study": "stream",
             "run_id": ["base", "fast", "slow"],
             "configuration": ["plain", "plain", "ams"],
@@ -849,10 +850,18 @@ def _fact_frames() -> dict[str, pd.DataFrame]:
     )
     frames["fct_channel_network"] = pd.DataFrame(
         {
+            "channel_network_key": ["n1", "n2", "n3"],
             "study": "stream",
             "run_id": ["base", "fast", "fast"],
+            "message_bytes": 2048,
             "channel_name": ["TO.B", "TO.A", "FROM.A"],
             "is_sending": [True, True, False],
+            "achieved_batch_size": [50.0, 40.0, None],
+            "xbatchsz_short_p50": [50.0, None, None],
+            "nettime_avg_us": [1500.0, 2500.0, None],
+            "nettime_min_us": [1000.0, None, None],
+            "nettime_max_us": [2250.0, 4000.0, None],
+            "nettime_short_p50_us": [1400.0, None, None],
         }
     )
     frames["fct_channel_starts"] = pd.DataFrame(
@@ -957,3 +966,28 @@ def test_section_decisions_on_a_warehouse_without_their_marts(bare_wh):
     assert q.netstat_metrics("appliance") == []
     assert q.pooled_cost_fits("appliance") == {}
     assert q.cost_fits("appliance").empty and q.cost_fit_points("appliance").empty
+
+
+def test_comparison_and_channels_sections_read_only_their_rows(facts_wh):
+    driver = q.message_driver_results("stream")
+    assert list(driver["run_id"]) == ["base", "fast"]  # "slow" starts channels
+    sending = q.sending_channel_network("stream")
+    assert list(sending["channel_name"]) == ["TO.B", "TO.A"]  # by run, then channel
+    rows = tb.channel_table(sending, channel_column=False)
+    assert list(rows.columns) == [
+        "series",
+        "Size",
+        "achieved_batch_size",
+        "xbatchsz_short_p50",
+        "avg_ms",
+        "range_ms",
+        "p50_ms",
+    ]
+    assert list(rows["avg_ms"]) == [1.5, 2.5]
+    assert list(rows["range_ms"]) == ["1.0–2.2", "–"]  # no minimum: no range
+    assert rows["p50_ms"].iloc[0] == 1.4 and pd.isna(rows["p50_ms"].iloc[1])
+    assert list(tb.channel_table(sending, channel_column=True).columns[:3]) == [
+        "series",
+        "Size",
+        "channel_name",
+    ]

@@ -261,6 +261,23 @@ def driver_results(study: str) -> pd.DataFrame:
     return _with_runs(_mart("fct_driver_results", study, "configuration, message_bytes"), study)
 
 
+def message_driver_results(study: str) -> pd.DataFrame:
+    """``driver_results`` of the message workloads only (dim_run.is_message_workload): the
+    rows the comparison section tables and draws.
+
+    Example:
+        message_driver_results("attls")[["series", "message_bytes", "rate_per_s"]]
+    """
+    df = _query(
+        """select d.* from marts.fct_driver_results d
+           join marts.dim_run r on r.run_id = d.run_id and r.study = d.study
+           where d.study = ? and r.is_message_workload
+           order by d.configuration, d.message_bytes, d.run_key""",
+        [study],
+    )
+    return _with_runs(df, study)
+
+
 def address_space_costs(study: str) -> pd.DataFrame:
     """CPU microseconds per transaction by run and address-space role, message workloads only.
 
@@ -462,6 +479,21 @@ def channel_network(study: str) -> pd.DataFrame:
         channel_network("attls")[["series", "channel_name", "xbatchsz_short_p50"]]
     """
     df = _mart("fct_channel_network", study, "message_bytes, run_id, channel_name")
+    return _with_runs(df, study)
+
+
+def sending_channel_network(study: str) -> pd.DataFrame:
+    """The rows of ``channel_network`` the channels section shows: the sending channels
+    (fct_channel_network.is_sending).
+
+    Example:
+        sending_channel_network("attls")[["series", "channel_name", "achieved_batch_size"]]
+    """
+    df = _query(
+        """select * from marts.fct_channel_network where study = ? and is_sending
+           order by message_bytes, run_id, channel_name, channel_network_key""",
+        [study],
+    )
     return _with_runs(df, study)
 
 

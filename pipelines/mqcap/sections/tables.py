@@ -191,6 +191,40 @@ TCPIP_COLUMNS = {
 }
 
 
+def channel_table(sending: pd.DataFrame, channel_column: bool) -> pd.DataFrame:
+    """The channels section's table of the sending channels (fct_channel_network rows):
+    series, size, the channel's name when ``channel_column`` (a run with several), achieved
+    batch size, XBATCHSZ and NETTIME in milliseconds (accounting's average and range, the
+    CHSTATUS median).
+
+    Example:
+        channel_table(sending_channel_network("attls"), channel_column=False)["avg_ms"]
+    """
+    ms = 1000.0
+    lows, highs = sending["nettime_min_us"], sending["nettime_max_us"]
+    n = sending.assign(
+        Size=sending["message_bytes"].map(size_label),
+        avg_ms=sending["nettime_avg_us"] / ms,
+        range_ms=[
+            "–" if pd.isna(lo) or pd.isna(hi) else f"{lo / ms:,.1f}–{hi / ms:,.1f}"
+            for lo, hi in zip(lows, highs, strict=True)
+        ],
+        p50_ms=sending["nettime_short_p50_us"] / ms,
+    )
+    return n[
+        [
+            "series",
+            "Size",
+            *(["channel_name"] if channel_column else []),
+            "achieved_batch_size",
+            "xbatchsz_short_p50",
+            "avg_ms",
+            "range_ms",
+            "p50_ms",
+        ]
+    ]
+
+
 def tcpip_table(throughput: pd.DataFrame) -> pd.DataFrame:
     """The rows of fct_tcpip_throughput laid out: one per run and connection or interface, in
     the mart's order, with the run's series and size. Nothing is computed here.
