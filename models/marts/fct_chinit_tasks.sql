@@ -2,6 +2,7 @@
 -- 115/231 class 4 statistics: requests and CPU / elapsed / wait microseconds per request, busy %.
 -- Wait per request = average elapsed - average CPU (docs/domain.md).
 -- The rows of int_chinit_tasks, where the logic lives (marts read intermediates, not marts).
-{{ run_keyed_incremental() }}
+-- A view over it on the DuckDB engine, a table on Spark (mart_copy(): macros/run_scope.sql).
+{{ mart_copy(run_keyed=true) }}
 select * from {{ ref('int_chinit_tasks') }}
 where {{ in_build_scope() }}
