@@ -633,27 +633,11 @@ def test_comparison_tables_keep_only_message_workloads(stream_wh):
     assert list(tables[0][1]["2 KB"]) == ["100", "110", "+10.00"]
 
 
-def test_where_measured_names_platform_and_never_prints_a_missing_system(sweep_wh, stream_wh):
-    appliance = tb.where_measured(thread_sweep_study()["dim_run"])
-    assert appliance == [
-        "MQ Appliance, host mqa-a, model M2002A, queue manager QM1 (320 runs)",
-        "MQ Appliance, host mqa-b, model M2002B, queue manager QM1 (320 runs)",
-    ]
-    assert tb.where_measured(_small_frames()["dim_run"]) == [
-        "z/OS, system SYSA, queue manager QML1 (3 runs)"
-    ]
-
-
-def test_interval_span_is_local_time_and_counts_runs_without_one():
-    first, last, missing = tb.interval_span(_small_frames()["dim_run"])
-    assert tx.local_time(first) == "2026-03-01 10:00" and tx.local_time(last) == "2026-03-01 11:05"
-    assert missing == 1
+def test_local_time_says_when_a_time_is_not_recorded():
+    # Where and when the study ran are dim_study's (systems_measured, first_run_start_local):
+    # tests/test_report_environment.py; the report only formats the times.
+    assert tx.local_time(pd.Timestamp("2026-03-01 10:00")) == "2026-03-01 10:00"
     assert tx.local_time(pd.NaT) == "not recorded"
-    local = _small_frames()["dim_run"].assign(
-        interval_start_local=pd.to_datetime(["2026-03-01 12:00"] * 3),
-        interval_end_local=pd.to_datetime(["2026-03-01 12:05"] * 3),
-    )
-    assert tx.local_time(tb.interval_span(local)[0]) == "2026-03-01 12:00"
 
 
 def test_findings_link_only_to_sections_in_the_report_and_escape_text(sweep_wh):
