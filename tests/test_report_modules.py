@@ -873,6 +873,16 @@ def _fact_frames() -> dict[str, pd.DataFrame]:
     frames["fct_run_measures"] = pd.DataFrame(
         {"run_key": [1], "measure": ["host_cpu_pct"], "subject": ["HOST"], "measure_value": [1.0]}
     )
+    frames["fct_findings"] = pd.DataFrame(
+        {
+            "finding_key": ["f3", "f1", "f2"],
+            "study": "stream",
+            "finding_rank": [3, 1, 2],
+            "sentence": ["third", "first", "second"],
+            # As the mart makes it for a headline count of two.
+            "is_headline": [False, True, True],
+        }
+    )
     frames["fct_distributed_series"] = pd.DataFrame(
         {"study": "stream", "run_id": ["base"], "measure": ["log_write_latency_us"]}
     )
@@ -975,3 +985,14 @@ def test_comparison_and_channels_sections_read_only_their_rows(facts_wh):
         "Size",
         "channel_name",
     ]
+
+
+def test_findings_split_into_headline_and_further_by_the_mart(facts_wh, tmp_path, monkeypatch):
+    assert list(q.headline_findings("stream")["sentence"]) == ["first", "second"]
+    assert list(q.further_findings("stream")["sentence"]) == ["third"]
+    # A mart built before is_headline: its first eight ranks lead.
+    older = {"fct_findings": _fact_frames()["fct_findings"].drop(columns="is_headline")}
+    monkeypatch.setenv("MQCAP_WAREHOUSE", str(write_warehouse(tmp_path / "o.duckdb", older)))
+    q.close()
+    assert list(q.headline_findings("stream")["sentence"]) == ["first", "second", "third"]
+    assert q.further_findings("stream").empty

@@ -632,6 +632,41 @@ def findings(study: str) -> pd.DataFrame:
     return _mart("fct_findings", study, "finding_rank")
 
 
+def headline_findings(study: str) -> pd.DataFrame:
+    """The findings the report leads with (fct_findings.is_headline: the first eight by rank),
+    best-ranked first.
+
+    Example:
+        headline_findings("attls")[["finding_rank", "sentence"]]
+    """
+    return _findings(study, headline=True)
+
+
+def further_findings(study: str) -> pd.DataFrame:
+    """The findings after the headline ones (``headline_findings``), best-ranked first: the
+    report folds them away.
+
+    Example:
+        further_findings("attls")[["finding_rank", "sentence"]]
+    """
+    return _findings(study, headline=False)
+
+
+def _findings(study: str, headline: bool) -> pd.DataFrame:
+    # A mart built before is_headline existed: its first eight ranks, as the mart makes it.
+    has_flag = not _query(
+        """select 1 from information_schema.columns
+           where table_schema = 'marts' and table_name = 'fct_findings'
+             and column_name = 'is_headline'"""
+    ).empty
+    flag = "is_headline" if has_flag else "finding_rank <= 8"
+    return _query(
+        f"""select * from marts.fct_findings where study = ? and ({flag}) = ?
+            order by finding_rank, 1""",
+        [study, headline],
+    )
+
+
 def thread_sweep(study: str) -> pd.DataFrame:
     """Rate and round trip per configuration x group x size x persistence x threads.
 
