@@ -217,6 +217,19 @@ def test_table_precision_follows_magnitude_and_formats_override() -> None:
     assert cells == ["Busy", "RTT µs", "Pct", "0.012", "150.2", "+1.5%", "0.500", "99.0", "–"]
 
 
+def test_a_whole_number_with_floating_point_noise_is_still_whole() -> None:
+    # 515.9999999999999 is 516 summed in another order: the column keeps no decimal place, so
+    # two builds of the same data print the same table.
+    noisy = pd.DataFrame({"total": [405.0, 515.9999999999999, 10.000000000000002]})
+    clean = pd.DataFrame({"total": [405.0, 516.0, 10.0]})
+    cells = [re.findall(r"<td[^>]*>(.*?)</td>", table(f).data["text/html"]) for f in (noisy, clean)]
+    assert cells[0] == cells[1] == ["405", "516", "10"]
+    # A real fraction still gets its places.
+    assert re.findall(
+        r"<td[^>]*>(.*?)</td>", table(pd.DataFrame({"v": [405.5]})).data["text/html"]
+    ) == ["405.5"]
+
+
 def test_column_labels_put_units_last() -> None:
     assert column_label("cpu_us_per_txn") == "CPU µs/txn"
     assert column_label("message_bytes") == "Message bytes"

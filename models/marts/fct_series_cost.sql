@@ -7,7 +7,7 @@
 -- from whichever of the two the series has) and 'TOTAL' (every address space measured).
 -- series_total_us_per_txn is the TOTAL on every row of the series (the end of its stacked
 -- bar). Message workloads only (dim_run.is_message_workload): a channel start's "transaction"
--- is a channel.
+-- is a channel. Both figures are rounded to 1e-9 µs, so a report reads the same every build.
 with cost as (
     select * from {{ ref('int_address_space_cost') }}
 ),
@@ -110,8 +110,10 @@ select
         when 'AMSM' then 5 when 'APP' then 6 when 'OTHER' then 7 else 8
     end as {{ dbt.type_bigint() }}) as role_order,
     r.role in ('MQ', 'TOTAL') as is_subtotal,
-    r.cpu_us_per_txn,
-    total.cpu_us_per_txn as series_total_us_per_txn,
+    -- Rounded to 1e-9 µs, far below what is measured: the sums of floating-point means come
+    -- out in another order build to build, and 516.0 must not read 515.9999999999999.
+    round(r.cpu_us_per_txn, 9) as cpu_us_per_txn,
+    round(total.cpu_us_per_txn, 9) as series_total_us_per_txn,
     s.runs
 from with_subtotals as r
 inner join series_runs as s

@@ -314,9 +314,15 @@ def _is_number(value: object) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
+def _whole(value: float) -> bool:
+    # Whole up to floating-point noise: 515.9999999999999 (a sum added up in another order
+    # this build) is 516, so a column does not gain a decimal place from one build to the next.
+    return abs(value - round(value)) <= 1e-9 * max(1.0, value)
+
+
 def _decimals(values: list[float]) -> int:
     finite = [abs(float(v)) for v in values if math.isfinite(float(v))]
-    if not finite or all(float(v).is_integer() for v in finite):
+    if not finite or all(_whole(v) for v in finite):
         return 0
     biggest = max(finite)
     if biggest >= 1000:
