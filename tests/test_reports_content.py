@@ -23,6 +23,7 @@ from mqcap.generate import generate, load_scenario
 from mqcap.ingest import ingest
 from mqcap.render import render_report
 from mqcap.render.display import table
+from mqcap.sections.labels import size_label
 from mqcap.settings import Settings, find_project_root
 
 from browser_support import ChartFinder, load_page, past_right_edge
@@ -322,6 +323,47 @@ def test_cost_delta_rows_show_mq_subtotal_against_the_baseline(rendered, setting
     finally:
         con.close()
     assert f"{mq[0]:,.1f}" in table and f"{mq[1]:+,.1f} ({mq[2]:+.1f}%)" in table
+
+
+def _shown(cell: str, value: float) -> bool:
+    # The cell shows the value to the places it prints ("1,300", "20.0").
+    text = unescape(cell).replace(",", "")
+    places = len(text.split(".")[1]) if "." in text else 0
+    return abs(float(text) - value) <= 0.5 * 10**-places + 1e-9
+
+
+def test_cost_table_is_the_rows_of_its_mart(rendered, settings):
+    # The section's table equals a query of fct_series_cost (runs of a series averaged, MQ and
+    # Total summed there): every point, every role, nothing else, in the mart's figures.
+    html = _html(rendered, "attls")
+    table = html[html.index("CPU microseconds per transaction by address space, per message") :]
+    table = table[: table.index("</table>")]
+    header = re.findall(r"<th[^>]*>(.*?)</th>", table)
+    shown = {}
+    for row in table.split("<tr")[2:]:
+        cells = dict(zip(header, re.findall(r"<td[^>]*>(.*?)</td>", row), strict=True))
+        key = (cells.pop("Size"), unescape(cells.pop("Configuration")), cells.pop("Variant", ""))
+        assert key not in shown, key
+        shown[key] = {role: cell for role, cell in cells.items() if cell != "–"}
+    con = duckdb.connect(str(settings.warehouse), read_only=True)
+    try:
+        rows = con.execute(
+            """select s.message_bytes, c.display_name, s.detail, s.role, s.cpu_us_per_txn
+               from marts.fct_series_cost s
+               join marts.dim_configuration c using (study, configuration)
+               where s.study = 'attls'"""
+        ).fetchall()
+    finally:
+        con.close()
+    mart: dict[tuple, dict[str, float]] = {}
+    for size, name, detail, role, us in rows:
+        key = (size_label(size), name, detail)
+        mart.setdefault(key, {})["Total" if role == "TOTAL" else role] = us
+    assert set(shown) == set(mart) and len(mart) == 30
+    for key, cells in shown.items():
+        assert set(cells) == set(mart[key]), key
+        for role, cell in cells.items():
+            assert _shown(cell, mart[key][role]), (key, role, cell, mart[key][role])
 
 
 def test_table_caption_travels_with_the_table_and_text_columns_can_align_right():
