@@ -43,6 +43,10 @@ FIXTURE_RUNS = {
     "distributed": (["amqsrua/constructed_cpu_statq_statmqi_log.txt",
                      "amqsmon/constructed_statistics_qmgr_queue_channel.txt"],
                     "2024-05-06T09:00:00", "2024-05-06T09:06:00", "DST1", "QML1"),
+    # TCPIPMonitor print-outs reach a run only from its folder (fct_tcpip_throughput, which the
+    # report's TCP/IP throughput section reads).
+    "tcpipmon": (["tcpipmon/Port.md_L9-14_MONPORT_SYSPRINT.csvish.txt"], "2024-05-06T17:09:00",
+                 "2024-05-06T17:11:00", "SYSA", "QML1"),
 }  # fmt: skip
 
 
