@@ -23,27 +23,6 @@
     ) -}}
 {%- endmacro %}
 
-{#-
-    A mart that is a copy of the intermediate holding its logic (`select * from ref('int_x')`,
-    issue 34: marts read intermediates, not marts) calls mart_copy() at its top, run_keyed=true
-    when its grain includes the run (then its query ends `where {{ in_build_scope() }}`).
-    On the DuckDB engine it is a view over the intermediate: no rows written, and an
-    incremental build has no rows of it to delete and insert. Its row checks (its primary_key
-    test, macros/row_checks.sql) still run in its node, on the build scope's runs when it is
-    run-keyed (meta mqcap_run_keyed, is_run_keyed()): the view shows the intermediate's rows,
-    which that intermediate's own node checked. On Spark it stays a table (run-keyed: an
-    incremental one, carried as before), which the Spark engine copies back into the DuckDB
-    file (mqcap.spark.lake); so does the DuckDB side of the Spark engine
-    (mqcap_views_only), which makes views only and so leaves it out.
--#}
-{% macro mart_copy(run_keyed=false) %}
-    {%- if target.type == 'duckdb' and not var('mqcap_views_only', false) -%}
-        {{- config(materialized='view', meta={'mqcap_run_keyed': run_keyed}) -}}
-    {%- elif run_keyed -%}
-        {{- run_keyed_incremental() -}}
-    {%- endif -%}
-{%- endmacro %}
-
 {% macro build_scope_runs() -%}
     (select build_scope.run_key from meta.build_scope as build_scope)
 {%- endmacro %}
@@ -77,16 +56,14 @@
     {%- do return(relation) -%}
 {%- endmacro %}
 
-{#- True for the relation of a model built with strategy run_scope (run_keyed_incremental()),
-    or of a run-keyed mart copy made a view (mart_copy(run_keyed=true)). -#}
+{#- True for the relation of a model built with strategy run_scope (run_keyed_incremental()). -#}
 {% macro is_run_keyed(relation) -%}
     {%- if not execute or relation is none or relation.identifier is none -%}
         {%- do return(false) -%}
     {%- endif -%}
     {%- for node in graph.nodes.values() -%}
         {%- if node.resource_type == 'model'
-              and (node.config.get('incremental_strategy') == 'run_scope'
-                   or (node.config.get('meta') or {}).get('mqcap_run_keyed'))
+              and node.config.get('incremental_strategy') == 'run_scope'
               and (node.alias or node.name) | lower == relation.identifier | lower
               and node.schema | lower == (relation.schema or '') | lower -%}
             {%- do return(true) -%}

@@ -8,6 +8,4 @@
 -- the runs and means of the stretches before and after it (up to the neighbouring change points),
 -- the % change, the p-value and the verdict by the measure's direction.
 -- The rows of int_change_points, where the logic lives (marts read intermediates, not marts).
--- A view over it on the DuckDB engine, a table on Spark (mart_copy(): macros/run_scope.sql).
-{{ mart_copy() }}
 select * from {{ ref('int_change_points') }}

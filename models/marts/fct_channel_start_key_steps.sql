@@ -2,6 +2,4 @@
 -- 2048): channel start time per channel and CHIN cost before and after, and the % increase.
 -- "Medium to high" and "high to very high" in the key-size study are these steps.
 -- The rows of int_channel_start_key_steps, where the logic lives (marts read intermediates, not marts).
--- A view over it on the DuckDB engine, a table on Spark (mart_copy(): macros/run_scope.sql).
-{{ mart_copy() }}
 select * from {{ ref('int_channel_start_key_steps') }}

@@ -4,7 +4,6 @@
 -- Its row checks read dim_run (macros/row_checks.sql), so it is built after it:
 -- depends_on: {{ ref('dim_run') }}
 -- The rows of int_chinit_task_stack, where the logic lives (marts read intermediates, not marts).
--- A view over it on the DuckDB engine, a table on Spark (mart_copy(): macros/run_scope.sql).
-{{ mart_copy(run_keyed=true) }}
+{{ run_keyed_incremental() }}
 select * from {{ ref('int_chinit_task_stack') }}
 where {{ in_build_scope() }}

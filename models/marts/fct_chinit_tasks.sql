@@ -2,7 +2,6 @@
 -- 115/231 class 4 statistics: requests and CPU / elapsed / wait microseconds per request, busy %.
 -- Wait per request = average elapsed - average CPU (docs/domain.md).
 -- The rows of int_chinit_tasks, where the logic lives (marts read intermediates, not marts).
--- A view over it on the DuckDB engine, a table on Spark (mart_copy(): macros/run_scope.sql).
-{{ mart_copy(run_keyed=true) }}
+{{ run_keyed_incremental() }}
 select * from {{ ref('int_chinit_tasks') }}
 where {{ in_build_scope() }}

@@ -2,7 +2,6 @@
 -- Its row checks read dim_run (macros/row_checks.sql), so it is built after it:
 -- depends_on: {{ ref('dim_run') }}
 -- The rows of int_driver_results, where the logic lives (marts read intermediates, not marts).
--- A view over it on the DuckDB engine, a table on Spark (mart_copy(): macros/run_scope.sql).
-{{ mart_copy(run_keyed=true) }}
+{{ run_keyed_incremental() }}
 select * from {{ ref('int_driver_results') }}
 where {{ in_build_scope() }}

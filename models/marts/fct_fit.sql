@@ -5,6 +5,4 @@
 -- between the fits of the same study, x variable, measure and subject (a cipher by its name,
 -- others as name=value, one the runs do not give as "no <name>"), empty when nothing varies.
 -- The rows of int_fit, where the logic lives (marts read intermediates, not marts).
--- A view over it on the DuckDB engine, a table on Spark (mart_copy(): macros/run_scope.sql).
-{{ mart_copy() }}
 select * from {{ ref('int_fit') }}

@@ -5,6 +5,4 @@
 -- Rate and round trip against threads are not fitted: throughput saturates as threads grow, a
 -- curve a straight line misrepresents (fct_thread_sweep / fct_sweep_summary describe it).
 -- The rows of int_fit_points, where the logic lives (marts read intermediates, not marts).
--- A view over it on the DuckDB engine, a table on Spark (mart_copy(): macros/run_scope.sql).
-{{ mart_copy() }}
 select * from {{ ref('int_fit_points') }}

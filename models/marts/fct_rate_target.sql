@@ -11,6 +11,4 @@
 -- Its row checks read dim_run (macros/row_checks.sql), so it is built after it:
 -- depends_on: {{ ref('dim_run') }}
 -- The rows of int_rate_target, where the logic lives (marts read intermediates, not marts).
--- A view over it on the DuckDB engine, a table on Spark (mart_copy(): macros/run_scope.sql).
-{{ mart_copy() }}
 select * from {{ ref('int_rate_target') }}

@@ -9,6 +9,4 @@
 -- the two-sided Welch p-value and the verdict (better / worse / no significant change; "one run:
 -- no interval" when a side has one run) with the study's min_change_pct.
 -- The rows of int_replicate_comparison, where the logic lives (marts read intermediates, not marts).
--- A view over it on the DuckDB engine, a table on Spark (mart_copy(): macros/run_scope.sql).
-{{ mart_copy() }}
 select * from {{ ref('int_replicate_comparison') }}

@@ -5,6 +5,4 @@
 -- mean +- t(0.975, n - 1) x sd / sqrt(n); one run gives no sd and no interval and says so.
 -- A Python model because the t quantile comes from scipy.
 -- The rows of int_replicate_stats, where the logic lives (marts read intermediates, not marts).
--- A view over it on the DuckDB engine, a table on Spark (mart_copy(): macros/run_scope.sql).
-{{ mart_copy() }}
 select * from {{ ref('int_replicate_stats') }}

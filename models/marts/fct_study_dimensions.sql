@@ -6,6 +6,4 @@
 -- (a scenario may name each run's configuration after its labels), or the key size where the
 -- key strength already varies (RSA and ECC keys of one strength differ in bits).
 -- The rows of int_study_dimensions, where the logic lives (marts read intermediates, not marts).
--- A view over it on the DuckDB engine, a table on Spark (mart_copy(): macros/run_scope.sql).
-{{ mart_copy() }}
 select * from {{ ref('int_study_dimensions') }}

@@ -4,6 +4,4 @@
 --   with a target rate; channel_start_stop: channel start/stop runs; key_size: 2+ key sizes;
 --   recipients: 2+ recipient counts.
 -- The rows of int_study_shape, where the logic lives (marts read intermediates, not marts).
--- A view over it on the DuckDB engine, a table on Spark (mart_copy(): macros/run_scope.sql).
-{{ mart_copy() }}
 select * from {{ ref('int_study_shape') }}

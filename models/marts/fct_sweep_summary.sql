@@ -11,6 +11,4 @@
 -- saturates: the last doubling of threads (the largest thread count against the largest one
 -- at or below half of it) adds less than saturation_threshold_pct (5%) to the rate.
 -- The rows of int_sweep_summary, where the logic lives (marts read intermediates, not marts).
--- A view over it on the DuckDB engine, a table on Spark (mart_copy(): macros/run_scope.sql).
-{{ mart_copy() }}
 select * from {{ ref('int_sweep_summary') }}

@@ -5,6 +5,4 @@
 -- as '-' when a run does not give them); labels that vary within a configuration
 -- (int_run_sets.point_labels, e.g. a topology the study groups by) tell series apart too.
 -- The rows of int_thread_sweep, where the logic lives (marts read intermediates, not marts).
--- A view over it on the DuckDB engine, a table on Spark (mart_copy(): macros/run_scope.sql).
-{{ mart_copy() }}
 select * from {{ ref('int_thread_sweep') }}
