@@ -75,3 +75,15 @@ def test_the_measure_hub_is_an_intermediate_read_by_the_statistics():
         "int_change_points",
         "fct_run_measures",
     } <= readers
+
+
+def test_the_variant_summary_tries_the_detail_columns_the_series_do():
+    # int_configurations' variant_summary keeps its own copy of mqcap.series.DETAIL_COLUMNS
+    # (Jinja cannot import it): the same names in the same order, or the configurations table
+    # and the series would describe runs by different labels.
+    from mqcap.series import DETAIL_COLUMNS
+
+    sql = (PROJECT / "models" / "intermediate" / "int_configurations.sql").read_text()
+    listed = re.search(r"\{%\s*set details = \[(.*?)\]\s*%\}", sql, flags=re.S)
+    assert listed is not None
+    assert re.findall(r"'([a-z_]+)'", listed.group(1)) == DETAIL_COLUMNS
