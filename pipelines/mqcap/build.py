@@ -57,17 +57,14 @@ class BuildResult:
 
 
 # dbt's entry point run by this interpreter: what its `dbt` script does, after asking to die
-# with mqcap (mqcap.lifeline).
-DBT_MAIN = (
-    "import sys; from mqcap.lifeline import die_with_parent; die_with_parent(); "
-    "from dbt.cli.main import cli; sys.argv[0] = 'dbt'; sys.exit(cli())"
-)
+# with mqcap (mqcap.lifeline) and, for a build, writing manifest.json once (mqcap.dbt_process).
+DBT_MAIN = "from mqcap.dbt_process import main; main()"
 
 
 def dbt_executable() -> list[str]:
     """The dbt of this interpreter's environment, never one found elsewhere on PATH: dbt's
     entry point run by this interpreter (a venv, a pipx install), which first asks to die
-    with mqcap (``mqcap.lifeline.die_with_parent``).
+    with mqcap (``mqcap.dbt_process``).
 
     Example:
         >>> dbt_executable()[1:2]
