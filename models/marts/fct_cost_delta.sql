@@ -15,26 +15,7 @@ runs as (
 ),
 
 by_role as (
-    select
-        run_key,
-        role,
-        cpu_us_per_txn
-    from cost
-    union all
-    select
-        run_key,
-        'MQ' as role,
-        sum(cpu_us_per_txn) as cpu_us_per_txn
-    from cost
-    where role in ('MSTR', 'CHIN')
-    group by run_key
-    union all
-    select
-        run_key,
-        'TOTAL' as role,
-        sum(cpu_us_per_txn) as cpu_us_per_txn
-    from cost
-    group by run_key
+    {{ role_subtotals('cost', ['run_key']) }}
 )
 
 select

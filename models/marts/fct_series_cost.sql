@@ -68,30 +68,11 @@ studies_with_mq as (
 ),
 
 with_subtotals as (
-    select * from by_role
-    union all
-    select
-        study,
-        configuration,
-        workload_type,
-        message_bytes,
-        series,
-        'MQ' as role,
-        sum(cpu_us_per_txn) as cpu_us_per_txn
-    from by_role
-    where role in ('MSTR', 'CHIN') and study in (select studies_with_mq.study from studies_with_mq)
-    group by study, configuration, workload_type, message_bytes, series
-    union all
-    select
-        study,
-        configuration,
-        workload_type,
-        message_bytes,
-        series,
-        'TOTAL' as role,
-        sum(cpu_us_per_txn) as cpu_us_per_txn
-    from by_role
-    group by study, configuration, workload_type, message_bytes, series
+    {{ role_subtotals(
+        'by_role',
+        ['study', 'configuration', 'workload_type', 'message_bytes', 'series'],
+        mq_where='study in (select studies_with_mq.study from studies_with_mq)',
+    ) }}
 )
 
 select
