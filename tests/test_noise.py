@@ -255,9 +255,33 @@ def test_report_rows_split_significant_from_the_rest():
     assert list(rest["95% interval"]) == ["[-1.00%, +1.80%]", "one run: no interval"]
     assert list(rest["Point"]) == ["request_reply, 2048 B", "request_reply, 2048 B [cipher=aes]"]
     assert len(chg.comparison_rows(frame)) == 3
-    assert chg.verdict_counts(frame) == {
-        "worse": 1, "no significant change": 1, "one run: no interval": 1
-    }  # fmt: skip
+
+
+def test_the_verdict_sentence_counts_the_marts_rows(tmp_path, monkeypatch):
+    """chg.verdict_summary: the study's comparisons by verdict, the most first then by name,
+    and each threshold the study's comparisons used, once; another study's rows not counted."""
+    import pandas as pd
+
+    from mqcap.sections import changes as chg
+    from mqcap.sections import queries
+
+    from report_support import write_warehouse
+
+    one, two = "interval excludes 0 and |change| >= 1%", "interval excludes 0 and |change| >= 5%"
+    rows = [
+        ("s", "worse", one), ("s", "no significant change", one), ("s", "better", two),
+        ("s", "no significant change", two), ("s", "worse", one), ("s", "one run: no interval", None),
+        ("other", "better", one), ("other", "better", "other rule"),
+    ]  # fmt: skip
+    frame = pd.DataFrame(rows, columns=["study", "verdict", "threshold"])
+    warehouse = write_warehouse(tmp_path / "w.duckdb", {"fct_replicate_comparison": frame})
+    monkeypatch.setenv("MQCAP_WAREHOUSE", str(warehouse))
+    queries.close()
+    assert chg.verdict_summary("s") == (
+        {"no significant change": 2, "worse": 2, "better": 1, "one run: no interval": 1},
+        [one, two],
+    )
+    assert chg.verdict_summary("none") == ({}, [])
 
 
 def test_a_zero_baseline_is_judged_by_the_difference():

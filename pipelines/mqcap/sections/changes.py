@@ -130,9 +130,29 @@ def comparison_rows(comparisons: pd.DataFrame, significant: bool | None = None) 
     ])  # fmt: skip
 
 
-def verdict_counts(comparisons: pd.DataFrame) -> dict[str, int]:
-    """How many comparisons got each verdict (for the sentence above the table)."""
-    return {str(k): int(v) for k, v in comparisons["verdict"].value_counts().items()}
+def verdict_summary(study: str) -> tuple[dict[str, int], list[str]]:
+    """The sentence above the comparisons, from fct_replicate_comparison: how many of the
+    study's comparisons got each verdict (the most first, then by name) and the study's
+    thresholds (each distinct rule once, by name: one when every comparison used the same).
+
+    Example:
+        verdict_summary("history")
+        # ({'no significant change': 40, 'worse': 2}, ['95% Welch interval ... >= 1%'])
+    """
+    counts = _query(
+        "select verdict, count(*) as n from marts.fct_replicate_comparison where study = ? "
+        "group by verdict order by n desc, verdict",
+        [study],
+    )
+    thresholds = _query(
+        "select distinct threshold from marts.fct_replicate_comparison "
+        "where study = ? and threshold is not null order by threshold",
+        [study],
+    )
+    return (
+        {str(r.verdict): int(r.n) for r in counts.itertuples()},
+        [str(t) for t in thresholds.get("threshold", [])],
+    )
 
 
 def change_point_rows(cps: pd.DataFrame) -> pd.DataFrame:
