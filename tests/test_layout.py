@@ -400,7 +400,7 @@ LAYERS = (
     ),
     (
         "parsers and the store",
-        {"parsers", "synth", "warehouse", "parse_cache", "lifeline", "offline"},
+        {"parsers", "synth", "warehouse", "parse_cache", "lifeline", "dbt_process", "offline"},
     ),
     ("the state package", {"ledger", "reconcile"}),
     (
