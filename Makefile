@@ -116,7 +116,7 @@ INCREMENTAL_STEPS ?= $(if $(CI),6,1)
 # 2; with 4, pytest took 1,115 s against 941 s with 3 in one later session, 2,076 CPU-s
 # against 1,851). 2 under CI: fresh-clone CI=true runs took 45.5 min with 2 and 53.0 min with 3 in one
 # session (CPU 152 % and 155 %: with 3 the Spark JVMs and dbt slowed each other); on 2026-11-29
-# 46.9 min with 3 against 48.3-48.4 with 2 in the stops before (docs/developer.md "Tests").
+# 46.9 min with 3 against 47.2 with 2, the same (docs/developer.md "Tests").
 WORKERS ?= $(if $(CI),2,3)
 unit: dev spark browser
 	@$(COMPILE_OWN)
