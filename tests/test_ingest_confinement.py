@@ -50,7 +50,7 @@ def _channels(settings: Settings) -> set[str]:
 def _repoint_after_listing(monkeypatch, link: Path, target: Path) -> None:
     """The attacker's move: the link is listed pointing inside, then re-pointed out of the root
     before it is read."""
-    real_discover = ingest_mod.discover
+    real_discover = ingest_mod.discover_names
 
     def discover(*args, **kwargs):
         files = real_discover(*args, **kwargs)
@@ -59,7 +59,7 @@ def _repoint_after_listing(monkeypatch, link: Path, target: Path) -> None:
         os.replace(tmp, link)
         return files
 
-    monkeypatch.setattr(ingest_mod, "discover", discover)
+    monkeypatch.setattr(ingest_mod, "discover_names", discover)
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
@@ -75,7 +75,7 @@ def test_a_link_re_pointed_out_of_the_root_while_ingest_runs_is_not_read(
     (settings.raw_root / "z" / "other.txt").write_text(_chstatus("OTHER.CHL"))
     link = settings.raw_root / "z" / "link.txt"
     os.symlink(inside, link)
-    real_discover = ingest_mod.discover
+    real_discover = ingest_mod.discover_names
     _repoint_after_listing(monkeypatch, link, secret)
 
     report = ingest(settings.with_(jobs=jobs))
@@ -91,7 +91,7 @@ def test_a_link_re_pointed_out_of_the_root_while_ingest_runs_is_not_read(
         (0,)
     ]
     # The next ingest: still refused, said again, still nothing of it read.
-    monkeypatch.setattr(ingest_mod, "discover", real_discover)
+    monkeypatch.setattr(ingest_mod, "discover_names", real_discover)
     again = ingest(settings.with_(jobs=jobs))
     assert [o.path for o in again.skipped] == ["z/link.txt"] and again.landed == []
     assert "SECRET.OUTSIDE" not in _channels(settings)
@@ -119,7 +119,7 @@ def test_rows_landed_from_outside_the_root_earlier_leave_on_the_next_ingest(
     # An older mqcap: it listed the link and read through it (no confinement).
     monkeypatch.setattr(
         ingest_mod,
-        "discover",
+        "discover_names",
         lambda s, paths=None, unreadable=None, outside=None: sorted(
             p for p in (s.raw_root / "z").iterdir() if not p.name.startswith(".")
         ),

@@ -192,7 +192,7 @@ def test_file_gone_between_listing_and_reading_is_skipped_and_the_batch_goes_on(
     rel = "attls/ssl-chacha-64k/results.csv"
     target = settings.raw_root / rel
     saved = target.read_bytes()
-    real_discover = ingest_mod.discover
+    real_discover = ingest_mod.discover_names
 
     def discover_then_lose(*args, **kwargs):
         found = real_discover(*args, **kwargs)
@@ -201,7 +201,7 @@ def test_file_gone_between_listing_and_reading_is_skipped_and_the_batch_goes_on(
             target.mkdir()
         return found
 
-    monkeypatch.setattr(ingest_mod, "discover", discover_then_lose)
+    monkeypatch.setattr(ingest_mod, "discover_names", discover_then_lose)
     report = ingest(settings)
     monkeypatch.undo()
     want = "vanished between listing and reading" if how == "vanished" else "is a folder now"

@@ -6,6 +6,9 @@ import os
 import shutil
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as settings_
+from hypothesis import strategies as st
 
 from mqcap.errors import UsageError
 from mqcap.ingest import ingest, parsing
@@ -242,3 +245,30 @@ def test_discover_lists_what_a_walk_would_and_orders_as_paths_do(settings, tmp_p
     assert discover(settings, [raw / "s" / "a" / ".dot.csv"]) == []
     assert [p.name for p in discover(settings, [raw / "s" / "a" / "z"])] == ["x.txt"]
     assert sorted(discover(settings)) == sorted(Path(raw.resolve(), g) for g in got)
+
+
+@settings_(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.sampled_from(["a", "a-b", "a.b", "a b", "ab", "A", "run.yaml", "Run.YAML"]),
+            min_size=1,
+            max_size=4,
+        ),
+        max_size=12,
+    )
+)
+def test_the_batch_order_of_path_strings_is_the_order_of_paths(parts):
+    """``order_key`` sorts path strings as ``Path`` objects sort (manifests first, then
+    component by component) without building them: '-', '.' and ' ' sort before '/'."""
+    from pathlib import Path
+
+    from mqcap.ingest.discovery import order_key
+    from mqcap.parsers import manifest as manifest_mod
+
+    names = ["/raw/" + "/".join(p) for p in parts]
+
+    def by_path(name: str) -> tuple[bool, Path]:
+        return (Path(name).name.lower() not in manifest_mod.MANIFEST_NAMES, Path(name))
+
+    assert sorted(names, key=order_key) == sorted(names, key=by_path)

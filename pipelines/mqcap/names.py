@@ -59,7 +59,7 @@ def original_name(stored: str) -> str:
     return _ESCAPE.sub(back, stored)
 
 
-def relative_name(root: Path, path: Path) -> str:
+def relative_name(root: Path, path: Path | str) -> str:
     """The stored name of ``path`` relative to ``root``, '/' separated.
 
     Example:
@@ -68,7 +68,7 @@ def relative_name(root: Path, path: Path) -> str:
     full, base = str(path), str(root)
     if full.startswith(base) and full[len(base) : len(base) + 1] == "/":
         return stored_name(full[len(base) + 1 :])  # a plain child: no Path arithmetic
-    return stored_name(PurePosixPath(path.relative_to(root)).as_posix())
+    return stored_name(PurePosixPath(Path(path).relative_to(root)).as_posix())
 
 
 def raw_path(root: Path, stored: str) -> Path:

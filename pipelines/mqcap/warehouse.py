@@ -112,16 +112,26 @@ def check_complete(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     seen = (str(path), size, block_size, total)
     if seen in _COMPLETE:  # (looked up already in this process, the file unchanged since)
         return
+    names = [
+        '"' + schema.replace('"', '""') + '"."' + table.replace('"', '""') + '"'
+        for schema, table in con.execute(
+            """select schema_name, table_name from duckdb_tables()
+               where database_name = current_database()"""
+        ).fetchall()
+    ]
     used = -1
-    for schema, table in con.execute(
-        """select schema_name, table_name from duckdb_tables()
-           where database_name = current_database()"""
-    ).fetchall():
-        name = '"' + schema.replace('"', '""') + '"."' + table.replace('"', '""') + '"'
+    # One query for every table (a query per table took 0.2 s of a no-change run at 134 tables).
+    for start in range(0, len(names), 200):
+        part = names[start : start + 200]
         top = one(
             con,
-            "select max(block_id) from pragma_storage_info(?) where persistent",
-            [name],
+            "select max(b) from ("
+            + " union all ".join(
+                "select max(block_id) as b from pragma_storage_info(?) where persistent"
+                for _ in part
+            )
+            + ")",
+            part,
         )
         if top and top[0] is not None:
             used = max(used, int(top[0]))

@@ -40,7 +40,7 @@ import duckdb
 
 from mqcap import duplicates, faults, warehouse
 from mqcap.errors import EnvironmentProblem
-from mqcap.ingest.discovery import discover
+from mqcap.ingest.discovery import discover, discover_names
 from mqcap.ingest.flow import Ingestor
 from mqcap.ingest.landing import WarehouseFailed
 from mqcap.ingest.report import FileOutcome, IngestReport
@@ -105,7 +105,7 @@ def ingest(
         check_ready(settings.spark_master)
     unreadable: list[Path] = []
     outside: list[Path] = []
-    files = discover(settings, paths, unreadable, outside)
+    files = discover_names(settings, paths, unreadable, outside)
     # Every raw file is opened beneath the raw root (a link re-pointed out of it while this
     # runs is refused when opened), and gzip expansion is held to the settings' limits.
     rules = ReadRules(

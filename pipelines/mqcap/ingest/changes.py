@@ -55,10 +55,10 @@ class Changes:
     def __init__(self, ledger: FileLedger, sha256: Callable[[Path, os.stat_result], str]) -> None:
         self.ledger = ledger
         self._sha256 = sha256
-        self._settled_stat: dict[Path, os.stat_result] = {}
+        self._settled_stat: dict[str, os.stat_result] = {}  # path string -> its stat
         self._folders: dict | None = None  # run folders, for the duplicates set aside
 
-    def settled(self, path: Path, rel: str) -> bool:
+    def settled(self, path: str, rel: str) -> bool:
         """True when the stat alone says the file is as the ledger has it (no work, no hashing);
         a file that cannot be stat'ed is left to ``Ingestor.process`` (it says why). A file set
         aside as a duplicate is settled only while a loaded file of its run still has its
@@ -69,7 +69,7 @@ class Changes:
         if prior.status == "set_aside" and self._original_gone(rel, prior):
             return False
         try:
-            st = path.stat()
+            st = os.stat(path)
         except OSError:
             return True
         if prior.bytes == st.st_size and prior.mtime_ns == st.st_mtime_ns:
@@ -77,14 +77,14 @@ class Changes:
             return True
         return False
 
-    def take_settled(self, path: Path) -> bool:
+    def take_settled(self, path: str) -> bool:
         """Whether :meth:`settled` stat'ed ``path`` as the ledger has it (answered once)."""
         return self._settled_stat.pop(path, None) is not None
 
     def needs_work(self, path: Path, rel: str) -> tuple[bool, str, Entry | None, os.stat_result]:
         """(work needed, sha256, current ledger entry, stat of the file)."""
         prior = self.ledger.current(rel)
-        st = self._settled_stat.pop(path, None) or path.stat()
+        st = self._settled_stat.pop(os.fspath(path), None) or path.stat()
         if stat_mod.S_ISDIR(st.st_mode):
             raise IsADirectoryError(21, "Is a directory", str(path))
         settled = prior is not None and (prior.status == "loaded" or not prior.retry)

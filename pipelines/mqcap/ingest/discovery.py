@@ -5,7 +5,7 @@ Reading directory listings only (never a file's bytes, never the ledger):
 - :func:`discover` walks the given paths beneath the raw root, refuses paths outside it, skips
   hidden files and folders, notes folders it cannot list (their files are kept, not taken as
   deleted) and links leading out of the root (never read);
-- :func:`batch_order` is the order the batch takes them in, manifests first (the files of a
+- :func:`order_key` is the order the batch takes them in, manifests first (the files of a
   run folder are attributed through theirs), then path by path, whatever ``--jobs`` is;
 - :class:`RawNames` is the raw root resolved once per ingest and each file's stored name.
 
@@ -77,6 +77,18 @@ def discover(
     cannot be listed are appended to ``unreadable``, links in the root to a file outside it
     to ``outside``.
     """
+    return [Path(p) for p in discover_names(settings, paths, unreadable, outside)]
+
+
+def discover_names(
+    settings: Settings,
+    paths: Iterable[str | os.PathLike] | None = None,
+    unreadable: list[Path] | None = None,
+    outside: list[Path] | None = None,
+) -> list[str]:
+    """:func:`discover` as path strings, in the same order: what an ingest takes, which makes
+    ``Path`` objects only of the files it must read (a no-change run over 30,000 files spent a
+    fifth of its time building them)."""
     root = settings.raw_root.resolve()
     targets = [Path(p) for p in paths] if paths else [root]
     found: set[str] = set()
@@ -95,17 +107,22 @@ def discover(
             found.add(str(full))
         else:
             found.update(_walk(full, root, unreadable, outside))
-    return [Path(p) for p in sorted(found, key=_order_key)]
+    return sorted(found, key=order_key)
 
 
-def _order_key(path: str) -> tuple[bool, list[str]]:
-    """Manifests first, then by path component by component (as ``Path`` orders paths)."""
-    parts = path.split("/")
-    return (parts[-1].lower() not in manifest_mod.MANIFEST_NAMES, parts)
+def is_manifest(path: str) -> bool:
+    """Whether the file ``path`` names is a run manifest (by its name, any case)."""
+    return path.rpartition("/")[2].lower() in manifest_mod.MANIFEST_NAMES
 
 
-def batch_order(p: Path) -> tuple[bool, list[str]]:
-    return _order_key(str(p))
+def order_key(path: str) -> tuple[bool, str]:
+    """Manifests first, then by path component by component, as ``Path`` orders paths.
+
+    Joining the components with NUL (which no name holds, and which sorts before every other
+    character) makes plain string order the components' order: ``a/x`` before ``a-b/x``, as
+    ``Path`` has it, where the strings themselves sort the other way ('-' < '/').
+    """
+    return (not is_manifest(path), path.replace("/", "\0"))
 
 
 class RawNames:
@@ -117,6 +134,9 @@ class RawNames:
     Example:
         names = RawNames(settings.raw_root)
         names.rel(names.root() / "attls" / "r1" / "results.csv")  # 'attls/r1/results.csv'
+
+    Paths may be given as ``Path`` or as ``str`` (an ingest names the files it only stats by
+    their strings); both give the same stored name.
     """
 
     def __init__(self, raw_root: Path) -> None:
@@ -130,7 +150,7 @@ class RawNames:
             self._resolved_root = self._raw_root.resolve()
         return self._resolved_root
 
-    def rel(self, path: Path) -> str:
+    def rel(self, path: Path | str) -> str:
         """The stored name of a raw file (computed once per path per ingest)."""
         name = self._rels.get(path)
         if name is None:

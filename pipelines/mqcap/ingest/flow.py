@@ -18,6 +18,8 @@ Example:
 from __future__ import annotations
 
 import contextlib
+import os
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -26,7 +28,7 @@ import duckdb
 from mqcap import faults, ingest_pool
 from mqcap.ingest import sweep
 from mqcap.ingest.changes import DUPLICATE_REASON, Changes, unchanged
-from mqcap.ingest.discovery import RawNames, batch_order
+from mqcap.ingest.discovery import RawNames, is_manifest, order_key
 from mqcap.ingest.landing import Seen, WarehouseFailed, Writer
 from mqcap.ingest.manifests import Manifests
 from mqcap.ingest.parsing import Parsing
@@ -37,7 +39,6 @@ from mqcap.ledger.files import Entry, FileLedger, folder_of
 from mqcap.ledger.steps import record_event
 from mqcap.names import printable, raw_path
 from mqcap.parsers import all_parsers, parser_for_kind, refusal_hint
-from mqcap.parsers import manifest as manifest_mod
 from mqcap.progress import Progress
 from mqcap.settings import Settings
 
@@ -67,7 +68,7 @@ class Ingestor:
         self.manifests = Manifests(self.ledger, self.names)
         self.writer = Writer(con, self.ledger, progress, self.report, self.names)
 
-    def rel(self, path: Path) -> str:
+    def rel(self, path: Path | str) -> str:
         """The stored name of a raw file (computed once per path per ingest)."""
         return self.names.rel(path)
 
@@ -77,45 +78,49 @@ class Ingestor:
         self.report.outcomes.append(FileOutcome(rel, "skipped", reason=reason))
 
     # -- the batch ------------------------------------------------------------------------------
-    def run(self, files: list[Path]) -> None:
+    def run(self, files: Sequence[str | os.PathLike]) -> None:
+        """Ingest ``files`` (in :func:`~mqcap.ingest.discovery.order_key` order, as
+        ``discover_names`` gives them). Files the ledger settles from their stat stay strings:
+        only the files to read become ``Path`` objects."""
         root = self.names.root()
-        rels = {p: self.rel(p) for p in files}
+        names = [os.fspath(p) for p in files]
+        rels = {n: self.rel(n) for n in names}
         # Deletions first: a file set aside as the duplicate of one deleted now lands (settled).
         sweep.sweep_deleted(
-            self.ledger, root, files, set(rels.values()), self.progress, self.report
+            self.ledger, root, names, set(rels.values()), self.progress, self.report
         )
         # Files set aside for a reason that can go away are retried (those gone are not files).
         retry = [raw_path(root, p) for p in self.ledger.retry_paths()]
         if retry:  # (files come sorted from discover)
-            files = sorted(set(files) | {p for p in retry if p.is_file()}, key=batch_order)
-        manifests = [p for p in files if p.name.lower() in manifest_mod.MANIFEST_NAMES]
-        is_manifest = set(manifests)
-        data = [p for p in files if p not in is_manifest]
-        rels.update((p, self.rel(p)) for p in files if p not in rels)
+            names = sorted(set(names) | {str(p) for p in retry if p.is_file()}, key=order_key)
+        manifests = [n for n in names if is_manifest(n)]
+        data = [n for n in names if not is_manifest(n)]
+        rels.update((n, self.rel(n)) for n in names if n not in rels)
         # Workers start on the files the ledger cannot settle from their stat alone (manifests
         # first: they land first) while this process sweeps deletions (the results are checked
         # on use).
-        todo = [p for p in manifests + data if not self.changes.settled(p, rels[p])]
+        todo = [Path(n) for n in manifests + data if not self.changes.settled(n, rels[n])]
+        todo_rels = {p: rels[str(p)] for p in todo}
         # Run ids a new manifest may name as its baseline: those of the ledger (loaded runs, see
         # check_manifest) and those declared by the manifests this batch loads (read here, once):
         # a manifest the ledger settles is not read at all (a no-change run reads no YAML).
         self.manifests.batch_runs = self.manifests.batch_run_ids(todo)
         executors = self.parsing.executors(todo)
-        prefetch = self.parsing.start(todo, rels, executors)
+        prefetch = self.parsing.start(todo, todo_rels, executors)
         with contextlib.ExitStack() as stack:
             if executors is not None:
                 stack.enter_context(executors)
             stack.enter_context(prefetch)
-            self.progress.start("ingest", total=len(files), unit="files")
-            for path in manifests:
-                self.process_or_settle(path, rels[path], {}, {}, only_manifests=True)
-                self.progress.advance(1, printable(path.name))
+            self.progress.start("ingest", total=len(names), unit="files")
+            for name in manifests:
+                self.process_or_settle(name, rels[name], {}, {}, only_manifests=True)
+                self.progress.advance(1, printable(name.rpartition("/")[2]))
             folders, pending = self.ledger.run_folders(), self.ledger.pending_manifests()
             # A run-id edit, a manifest added late or deleted: loaded files follow their folder.
             self.ledger.reattribute(folders)
-            for path in data:
-                self.process_or_settle(path, rels[path], folders, pending, only_manifests=False)
-                self.progress.advance(1, printable(path.name))
+            for name in data:
+                self.process_or_settle(name, rels[name], folders, pending, only_manifests=False)
+                self.progress.advance(1, printable(name.rpartition("/")[2]))
                 stop = executors.failure_stop() if executors is not None else None
                 if stop is not None:  # a cluster's task failed: say why, keep what landed
                     self.writer.flush()
@@ -131,16 +136,16 @@ class Ingestor:
 
     # -- one file -------------------------------------------------------------------------------
     def process_or_settle(
-        self, path: Path, rel: str, folders: dict, pending: dict, only_manifests: bool
+        self, name: str, rel: str, folders: dict, pending: dict, only_manifests: bool
     ) -> None:
         """:meth:`process`, or the outcome at once for a file ``Changes.settled`` stat'ed as the
         ledger has it (most files of a large raw folder, on every run)."""
-        if self.changes.take_settled(path):
+        if self.changes.take_settled(name):
             prior = self.ledger.current(rel)
             assert prior is not None
             self.report.outcomes.append(unchanged(rel, prior))
         else:
-            self.process(path, folders, pending, only_manifests)
+            self.process(Path(name), folders, pending, only_manifests)
 
     def process(self, path: Path, folders: dict, pending: dict, only_manifests: bool) -> None:
         """One file; an environment error skips it (raw file) or stops the batch (warehouse)."""

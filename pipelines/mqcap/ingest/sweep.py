@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import stat as stat_mod
+from collections.abc import Sequence
 from pathlib import Path
 
 from mqcap.ingest.report import FileOutcome, IngestReport
@@ -45,7 +46,7 @@ def gone(path: Path, root: Path | None = None) -> str | None:
 def sweep_deleted(
     ledger: FileLedger,
     root: Path,
-    files: list[Path],
+    files: Sequence[str | os.PathLike],
     seen: set[str],
     progress: Progress,
     report: IngestReport,

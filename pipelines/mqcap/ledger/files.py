@@ -118,9 +118,13 @@ class FileLedger:
 
     def entries(self) -> dict[str, Entry]:
         if self._current is None:
-            self._current = {}
-            for row in self.con.execute(self._CURRENT_SQL.format(only="")).fetchall():
-                self._put(row[-1], Entry(*row))
+            # The whole ledger at once (a no-change run over 30,000 files reads it first thing):
+            # what _put keeps per entry, built in bulk (``_runs`` is not read yet).
+            rows = self.con.execute(self._CURRENT_SQL.format(only="")).fetchall()
+            self._current = {row[-1]: Entry._make(row) for row in rows}
+            for rel, entry in self._current.items():
+                if entry.status == "loaded":
+                    self._loaded_by_sha.setdefault(entry.sha256, {})[rel] = entry
         return self._current
 
     def _put(self, rel: str, entry: Entry | None) -> None:

@@ -246,10 +246,14 @@ def table_exists(con: duckdb.DuckDBPyConnection, schema: str, name: str) -> bool
     Example:
         table_exists(con, "meta", "pipeline_step")  # True
     """
+    # (DuckDB's own catalog functions: about half the time of information_schema.tables, asked
+    # several times by every command)
     return bool(
         con.execute(
-            "select 1 from information_schema.tables where table_schema = ? and table_name = ?",
-            [schema, name],
+            """select 1 from duckdb_tables() where schema_name = ? and table_name = ?
+               union all
+               select 1 from duckdb_views() where schema_name = ? and view_name = ?""",
+            [schema, name, schema, name],
         ).fetchall()
     )
 

@@ -263,7 +263,10 @@ class PipelineState:
 
     # -- build -------------------------------------------------------------------------------
     def build_inputs(self) -> str:
-        return _hash("build", self._fingerprint("dbt"), sorted(self.loaded))
+        # (asked several times per state: hashing 30,000 file ids once is enough)
+        if "build_inputs" not in self._fp:
+            self._fp["build_inputs"] = _hash("build", self._fingerprint("dbt"), sorted(self.loaded))
+        return self._fp["build_inputs"]
 
     def built(self) -> bool:
         row = self.latest("build")
