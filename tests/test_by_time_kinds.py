@@ -1,5 +1,5 @@
 """Formats attributed to runs by time: each parser declares it (``Parser.attributed_by_time``),
-the ledger derives ``BY_TIME_KINDS`` from the declarations, and the declarations agree with the
+the ledger derives ``by_time_kinds()`` from the declarations, and the declarations agree with the
 staging models whose rows dbt matches to runs by time (a ``clock`` in ``mqcap_time_span``)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from mqcap.ledger.files import BY_TIME_KINDS, FileLedger
+from mqcap.ledger.files import FileLedger, by_time_kinds
 from mqcap.ledger.scope import timed_views
 from mqcap.parsers import all_parsers
 
@@ -26,7 +26,7 @@ BY_TIME_WITHOUT_SPAN: dict[str, str] = {}
 
 def test_the_kinds_attributed_by_time():
     declared = {p.kind for p in all_parsers() if p.attributed_by_time}
-    assert declared == BY_TIME_KINDS
+    assert declared == by_time_kinds()
     assert declared == {
         "smf_mq",
         "smf_csv",
@@ -43,13 +43,13 @@ def test_tcpipmon_is_placed_by_its_run_folder_not_by_time():
     # Its print-outs carry a time of day only: int_tcpipmon_samples places its rows by the run
     # folder (int_file_runs), so a file outside run folders reaches no run and is said so.
     ledger = FileLedger(None, datetime(2024, 1, 1))
-    assert "tcpipmon" not in BY_TIME_KINDS
+    assert "tcpipmon" not in by_time_kinds()
     assert ledger.attribution(1, "loose/tcpipmon.txt", "tcpipmon", (None, None))[0] != "by_time"
 
 
 def test_a_loose_file_of_a_kind_declared_by_time_is_attributed_by_time():
     ledger = FileLedger(None, datetime(2024, 1, 1))  # no warehouse read for these kinds
-    for kind in BY_TIME_KINDS:
+    for kind in by_time_kinds():
         assert ledger.attribution(1, f"loose/{kind}.txt", kind, (None, None)) == ("by_time", None)
 
 
@@ -84,5 +84,5 @@ def test_the_declarations_agree_with_the_models_that_attribute_by_time():
     ``attributed_by_time=True``, or is listed above with the reason."""
     read_by_time = _kinds_read_by_time()
     assert len(read_by_time) >= 9  # today's 8 by time and chstatus
-    assert read_by_time - BY_TIME_KINDS == set(NOT_BY_TIME)
-    assert BY_TIME_KINDS - read_by_time == set(BY_TIME_WITHOUT_SPAN)
+    assert read_by_time - by_time_kinds() == set(NOT_BY_TIME)
+    assert by_time_kinds() - read_by_time == set(BY_TIME_WITHOUT_SPAN)

@@ -48,9 +48,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pyarrow as pa
-import pyarrow.ipc
+from typing import TYPE_CHECKING
 
 from mqcap import faults
 from mqcap.errors import InputError
@@ -66,6 +64,9 @@ from mqcap.parsers.base import (
     reading,
     sha256_of,
 )
+
+if TYPE_CHECKING:  # (pyarrow is imported where rows are spooled or read back)
+    import pyarrow as pa
 
 # Typed rows a file may keep in memory before its batches go to the spool folder.
 SPOOL_BYTES = 64 << 20
@@ -141,6 +142,9 @@ def spooled_batches(paths: list[str], extra: list[pa.Array] | None = None) -> pa
     then writes full row groups as it goes, where many small inserts in one transaction keep
     every row in memory until the commit (bench/RESULTS.md: 4.2 GB for a 1.5 GB SMF dump).
     """
+    import pyarrow as pa
+    import pyarrow.ipc  # (pa.ipc)
+
     with pa.memory_map(paths[0]) as source:
         schema = pa.ipc.open_file(source).schema
     if extra is not None:
@@ -298,6 +302,9 @@ def _parse_into(
 
 def _spool(out: Prepared, spool: Path, n: int) -> int:
     """Write the frames ``out`` holds to Arrow IPC files in ``spool``; returns the count."""
+    import pyarrow as pa
+    import pyarrow.ipc  # (pa.ipc)
+
     spool.mkdir(parents=True, exist_ok=True)
     for i, (table, data) in enumerate(out.batches):
         if isinstance(data, pa.Table):

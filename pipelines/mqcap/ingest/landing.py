@@ -20,10 +20,9 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import duckdb
-import pyarrow as pa
 
 from mqcap import faults, warehouse
 from mqcap.ingest.discovery import RawNames
@@ -34,6 +33,9 @@ from mqcap.ledger.files import Entry, FileLedger
 from mqcap.names import printable, raw_path
 from mqcap.parsers.base import Parser
 from mqcap.progress import Progress
+
+if TYPE_CHECKING:  # (pyarrow is imported when rows land: a no-change ingest lands none)
+    import pyarrow as pa
 
 # A batch of small files is landed in one transaction up to this many files or rows.
 BATCH_FILES = 500
@@ -211,6 +213,8 @@ class Writer:
         """One transaction: every file's rows (per table, the batches held in memory in one
         insert and the spooled ones streamed in another), the superseded versions' rows out, the
         ledger rows in one insert."""
+        import pyarrow as pa
+
         frames: dict[str, list[pa.Table]] = {}
         spooled: dict[str, tuple[list[str], list[int]]] = {}
         touched: list[set[str]] = []

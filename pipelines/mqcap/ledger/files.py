@@ -27,22 +27,28 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from datetime import datetime
+from functools import cache
 from pathlib import PurePosixPath
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import duckdb
-import polars as pl
-import pyarrow as pa
 
 from mqcap import warehouse
 from mqcap.ledger.schema import LEDGER
 from mqcap.parsers import all_parsers, all_tables, parser_for_kind
 
+if TYPE_CHECKING:
+    import polars as pl
+
 REASON_CAP = 2000  # characters of a reason kept in the ledger (a hostile file can make it huge)
 
-# Formats whose rows carry their own time and system identity (attributed to runs in dbt): each
-# parser declares it (``Parser.attributed_by_time``).
-BY_TIME_KINDS = frozenset(p.kind for p in all_parsers() if p.attributed_by_time)
+
+@cache
+def by_time_kinds() -> frozenset[str]:
+    """Formats whose rows carry their own time and system identity (attributed to runs in dbt):
+    each parser declares it (``Parser.attributed_by_time``). Asked when a file lands, not at
+    import: a command that lands nothing imports no parser module (nor polars)."""
+    return frozenset(p.kind for p in all_parsers() if p.attributed_by_time)
 
 
 class Entry(NamedTuple):
@@ -361,27 +367,33 @@ class FileLedger:
             ]
         )[0]
 
-    _LOADED_COLUMNS = pa.schema(
-        [
-            ("file_id", pa.int64()),
-            ("path", pa.string()),
-            ("sha256", pa.string()),
-            ("bytes", pa.int64()),
-            ("mtime_ns", pa.int64()),
-            ("kind", pa.string()),
-            ("status", pa.string()),
-            ("reason", pa.string()),
-            ("study", pa.string()),
-            ("run_id", pa.string()),
-            ("rows_landed", pa.int64()),
-            ("rows_by_table", pa.string()),
-            ("unknown_lines", pa.int64()),
-            ("skipped", pa.string()),
-            ("seen_at", pa.timestamp("us")),
-            ("landed_at", pa.timestamp("us")),
-            ("attribution", pa.string()),
-        ]
-    )
+    @staticmethod
+    @cache
+    def _loaded_columns():
+        """The Arrow schema of the ledger rows :meth:`insert_loaded` writes."""
+        import pyarrow as pa
+
+        return pa.schema(
+            [
+                ("file_id", pa.int64()),
+                ("path", pa.string()),
+                ("sha256", pa.string()),
+                ("bytes", pa.int64()),
+                ("mtime_ns", pa.int64()),
+                ("kind", pa.string()),
+                ("status", pa.string()),
+                ("reason", pa.string()),
+                ("study", pa.string()),
+                ("run_id", pa.string()),
+                ("rows_landed", pa.int64()),
+                ("rows_by_table", pa.string()),
+                ("unknown_lines", pa.int64()),
+                ("skipped", pa.string()),
+                ("seen_at", pa.timestamp("us")),
+                ("landed_at", pa.timestamp("us")),
+                ("attribution", pa.string()),
+            ]
+        )
 
     def insert_loaded(self, files: list[tuple]) -> list[Entry]:
         """Ledger rows of landed files, in one insert (inside the caller's transaction).
@@ -419,7 +431,9 @@ class FileLedger:
                     fid, sha, "loaded", False, size, mtime_ns, kind, run[0], run[1], why, None, rel
                 )
             )
-        frame = pa.Table.from_pylist(rows, schema=self._LOADED_COLUMNS)
+        import pyarrow as pa
+
+        frame = pa.Table.from_pylist(rows, schema=self._loaded_columns())
         self.con.register("mqcap_ledger_rows", frame)
         try:
             self.con.execute(f"insert into {LEDGER} by name select * from mqcap_ledger_rows")
@@ -489,7 +503,7 @@ class FileLedger:
             return "run_folder", None
         if kind == "study":
             return "study_folder", None
-        if kind in BY_TIME_KINDS:
+        if kind in by_time_kinds():
             return "by_time", None
         if kind == "chstatus" and facts is not None:
             untimed = facts.get("untimed", 0)
@@ -559,6 +573,7 @@ def attribution_facts(table: str, frame: pl.DataFrame) -> dict[str, int]:
     (``untimed``), results rows without study and run (``unnamed``).
 
     Example:
+        >>> import polars as pl
         >>> attribution_facts("driver_results", pl.DataFrame({"study": [None, "s"],
         ...                                                   "run_id": ["r", "r"]}))
         {'unnamed': 1}

@@ -39,12 +39,13 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, BinaryIO
-
-import polars as pl
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from mqcap.errors import InputError
 from mqcap.settings import DEFAULT_MAX_EXPANDED_BYTES, DEFAULT_MAX_GZIP_RATIO
+
+if TYPE_CHECKING:
+    import polars as pl
 
 GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -64,28 +65,34 @@ BINARY_LINEAGE = {
 # and SMF 30): a row has source_line, or source_offset + source_record + source_item.
 TEXT_OR_BINARY_LINEAGE = {**TEXT_LINEAGE, **BINARY_LINEAGE}
 
-_POLARS_TYPES: dict[str, Any] = {
-    "VARCHAR": pl.Utf8,
-    "BIGINT": pl.Int64,
-    "INTEGER": pl.Int32,
-    "SMALLINT": pl.Int16,
-    "UBIGINT": pl.UInt64,
-    "UINTEGER": pl.UInt32,
-    "DOUBLE": pl.Float64,
-    "BOOLEAN": pl.Boolean,
-    "DATE": pl.Date,
-    "TIMESTAMP": pl.Datetime("us"),
-    "TIME": pl.Time,
-    "BLOB": pl.Binary,
+# DuckDB column type -> polars dtype name (polars is imported when a frame is made: a command
+# that parses nothing, a no-change `mqcap run` say, does not pay for importing it).
+_POLARS_TYPES: dict[str, tuple[str, tuple]] = {
+    "VARCHAR": ("Utf8", ()),
+    "BIGINT": ("Int64", ()),
+    "INTEGER": ("Int32", ()),
+    "SMALLINT": ("Int16", ()),
+    "UBIGINT": ("UInt64", ()),
+    "UINTEGER": ("UInt32", ()),
+    "DOUBLE": ("Float64", ()),
+    "BOOLEAN": ("Boolean", ()),
+    "DATE": ("Date", ()),
+    "TIMESTAMP": ("Datetime", ("us",)),
+    "TIME": ("Time", ()),
+    "BLOB": ("Binary", ()),
 }
 
 
 def polars_type(duckdb_type: str) -> Any:
     """Polars dtype for a DuckDB column type used in a :class:`Table`."""
+    import polars as pl
+
     try:
-        return _POLARS_TYPES[duckdb_type.upper()]
+        name, args = _POLARS_TYPES[duckdb_type.upper()]
     except KeyError:
         raise ValueError(f"unsupported landing column type {duckdb_type!r}") from None
+    dtype = getattr(pl, name)
+    return dtype(*args) if args else dtype
 
 
 @dataclass(frozen=True)
@@ -110,6 +117,8 @@ class Table:
 
     def frame(self, rows: list[dict] | pl.DataFrame) -> pl.DataFrame:
         """Rows as a DataFrame with exactly this table's typed columns (missing ones NULL)."""
+        import polars as pl
+
         if isinstance(rows, pl.DataFrame):
             df = rows
         else:
@@ -159,7 +168,7 @@ class ParseContext:
             self.on_progress(bytes_done)
 
 
-Batch = tuple[str, list[dict] | pl.DataFrame]
+Batch = tuple[str, "list[dict] | pl.DataFrame"]
 
 
 @dataclass(frozen=True)
@@ -177,7 +186,7 @@ class Parser:
     # one by one in any order and put in order, are the file's; None when it cannot be split.
     split: Callable[[Path, str, int], list | None] | None = None
     # Rows carry their own time and system identity and find their runs by time in dbt
-    # (the ledger's ``by_time`` attribution, ``mqcap.ledger.files.BY_TIME_KINDS``).
+    # (the ledger's ``by_time`` attribution, ``mqcap.ledger.files.by_time_kinds``).
     attributed_by_time: bool = False
 
     def table(self, name: str) -> Table:
