@@ -267,6 +267,41 @@ def test_chart_bundle_has_spec_html_and_svg_and_sends_javascript_once(
     assert "<script>alert" not in second["text/html"]
     assert first["image/svg+xml"].startswith("<svg")
     assert "&lt;script&gt;" in first["image/svg+xml"]
+    # Under mqcap's own engine the spec is not sent a third time (it draws the HTML and SVG).
+    monkeypatch.setenv(display_mod.VEGA_BUNDLE_ENV, "document")
+    own = chart(alt.Chart(frame).mark_bar().encode(x="x", y="y")).data
+    assert set(own) == {"text/html", "image/svg+xml", "text/plain"}
+
+
+def test_chart_data_carries_only_the_columns_the_chart_names() -> None:
+    """Altair embeds every column of the frame; a chart's HTML keeps those its spec names
+    (encodings, tooltips, transforms), whatever the frame held."""
+    import altair as alt
+
+    frame = pd.DataFrame(
+        {
+            "x": ["a", "b"],
+            "y": [1, 2],
+            "tip": ["t1", "t2"],
+            "calc.in": [3, 4],
+            "unused": [9, 9],
+            "source_file": ["f", "g"],
+        }
+    )
+    c = (
+        alt.Chart(frame)
+        .mark_bar()
+        .encode(x="x", y="y", tooltip=["tip"])
+        .transform_calculate(z="datum['calc.in'] * 2")
+    )
+    spec = display_mod.chart_spec(c)
+    (rows,) = spec["datasets"].values()
+    assert rows == [
+        {"x": "a", "y": 1, "tip": "t1", "calc.in": 3},
+        {"x": "b", "y": 2, "tip": "t2", "calc.in": 4},
+    ]
+    html = chart(c).data["text/html"]
+    assert "unused" not in html and "source_file" not in html
 
 
 def test_auto_engine_runs_quarto_when_it_is_on_path(
@@ -362,11 +397,14 @@ def test_conversion_follows_cell_options_and_places_code_before_captions(tmp_pat
         "``` {.python}\ntable(x)\n```\n\n| a |\n|---:|\n| 1 |\n\n: Table 1: Costs {#tbl-a}\n\n"
         "**bold**\n\n"
     )
-    html_md = to_markdown(nb, doc, "html", tmp_path / "files").markdown
+    html = to_markdown(nb, doc, "html", tmp_path / "files")
+    html_md = html.markdown
     assert html_md.startswith(
         "``` {.python}\ntable(x)\n```\n\n::: {#tbl-a .mqcap-table-figure}\n"
-        "::: {.mqcap-caption}\nTable 1: Costs\n:::\n\n```{=html}\n<table></table>\n```\n:::"
+        "::: {.mqcap-caption}\nTable 1: Costs\n:::\n\n```{=html}\n<!-- mqcap: html block 0 -->"
+        "\n```\n:::"
     )
+    assert html.html_blocks == ["<table></table>"]
     assert "careful" not in html_md and "SECRET" not in html_md and "HIDDEN" not in html_md
 
 
@@ -407,8 +445,20 @@ def test_chart_data_stays_out_of_pandocs_input_and_comes_back_in_place(
     assert first < between < written.index("mqcap-chart-2-def")
     # A placeholder pandoc lost is an error, never a page without its chart.
     conv.markdown = conv.markdown.replace("<!-- mqcap: html block 1 -->", "")
-    with pytest.raises(RenderError, match=r"chart blocks \[0\], not the 2 written"):
+    with pytest.raises(RenderError, match=r"HTML blocks \[0\], not the 2 written"):
         write_html(doc, conv, tmp_path, tmp_path / "d.html")
+    # A table's HTML goes round pandoc too (its rows at 1,000 runs took pandoc to 793 MB), and
+    # comes back exactly where its cell was.
+    rows = "".join(f"<tr><td>run {i}</td></tr>" for i in range(5000))
+    table_html = f'<table class="mqcap-table"><tbody>{rows}</tbody></table>'
+    out = [{"output_type": "display_data", "data": {"text/html": table_html}, "metadata": {}}]
+    nb, doc = _executed("---\ntitle: T\n---\n\nBefore.\n\n```{python}\nt\n```\n\nAfter.\n", [out])
+    conv = to_markdown(nb, doc, "html", tmp_path / "files")
+    assert "run 4999" not in conv.markdown and conv.html_blocks == [table_html]
+    assert not conv.has_charts
+    written = write_html(doc, conv, tmp_path, tmp_path / "t.html").read_text(encoding="utf-8")
+    assert written.count(table_html) == 1
+    assert written.index("Before.") < written.index(table_html) < written.index("After.")
 
 
 def test_quarto_engine_without_quarto_on_path_is_a_clear_error(

@@ -996,3 +996,50 @@ def test_findings_split_into_headline_and_further_by_the_mart(facts_wh, tmp_path
     q.close()
     assert list(q.headline_findings("stream")["sentence"]) == ["first", "second", "third"]
     assert q.further_findings("stream").empty
+
+
+def test_a_large_line_chart_is_measured_on_a_sample_that_draws_as_wide_as_all_its_rows(
+    monkeypatch,
+):
+    """The width fitting draws a NETSTAT-like chart of many rows on the rows that fix its
+    scales (per series: each numeric column's extremes); the width is the one all rows give,
+    with and without facets and a legend, and a stacked bar chart is never sampled."""
+    import random
+
+    rng = random.Random(7)
+    rows = []
+    for run in range(60):
+        for poll in range(80):
+            rows.append(
+                {
+                    "run_id": f"r{run:03d}",
+                    "connection_id": str(run % 3),
+                    "configuration": ["MQ + AT-TLS", "MQ + System SSL"][run % 2],
+                    "message_bytes": [2048, 16384, 65536][run % 3],
+                    "seconds_into_run": poll * 5.0 + rng.random(),
+                    "smooth_trip_time_ms": rng.lognormvariate(0, 1) * (1 + run),
+                    "series": f"s{run % 4}",
+                }
+            )
+    frame = pd.DataFrame(rows)
+    colors = {"MQ + AT-TLS": "#1b9e77", "MQ + System SSL": "#d95f02"}
+    chart = ch.netstat_chart(frame, "smooth_trip_time_ms", colors, "Figure 1: trip time")
+    spec = chart.to_dict(validate=False)
+    (full,) = spec["datasets"].values()
+    sampled = ch.width_sample(json.loads(json.dumps(spec)))
+    (kept,) = sampled["datasets"].values()
+    assert len(full) == 4800 and len(kept) < len(full) / 4
+    sampling = ch.drawn_width(chart)
+    monkeypatch.setattr(ch, "width_sample", lambda s: s)
+    assert sampling == ch.drawn_width(chart)
+    # A stacked bar's axis is a sum of rows: measured on all of them.
+    import altair as alt
+
+    bars = (
+        alt.Chart(frame)
+        .mark_bar()
+        .encode(y="run_id:N", x="smooth_trip_time_ms:Q", color="series:N")
+    )
+    bar_spec = bars.to_dict(validate=False)
+    (bar_rows,) = ch.width_sample(bar_spec)["datasets"].values()
+    assert len(bar_rows) == 4800

@@ -175,15 +175,54 @@ def chart_spec(c: Any) -> dict[str, Any]:
             spec = untraced(c.to_dict)  # Altair validates the spec: many calls, no mqcap code
     config = spec.setdefault("config", {})
     config.setdefault("mark", {}).setdefault("tooltip", True)
+    return prune_datasets(spec)
+
+
+def prune_datasets(spec: dict[str, Any]) -> dict[str, Any]:
+    """``spec`` with each inline dataset's rows cut to the columns the rest of the spec names.
+
+    Altair embeds every column of a chart's DataFrame; a NETSTAT chart drawing one metric
+    carried all of them, in each of its three charts, in the HTML and in the notebook (a
+    1,000-run report: 138 MB of HTML). A column is kept when its name, as written in JSON and
+    with Vega-Lite's escapes for ``.``, ``[`` and ``]``, occurs anywhere outside the data
+    (an encoding, a tooltip, a transform's expression, a sort): names are never guessed away.
+
+    Example:
+        >>> spec = {"datasets": {"d": [{"x": 1, "y": 2, "unused": 3}]},
+        ...         "encoding": {"x": {"field": "x"}, "y": {"field": "y"}}}
+        >>> prune_datasets(spec)["datasets"]["d"]
+        [{'x': 1, 'y': 2}]
+    """
+    datasets = spec.get("datasets")
+    if not isinstance(datasets, dict) or not datasets:
+        return spec
+    text = json.dumps({k: v for k, v in spec.items() if k != "datasets"}, ensure_ascii=False)
+    for name, rows in list(datasets.items()):
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            continue
+        columns: dict[str, None] = {}
+        for row in rows:
+            columns.update(dict.fromkeys(row))
+        keep = {c for c in columns if _named_in(c, text)}
+        if len(keep) < len(columns):
+            datasets[name] = [{k: v for k, v in row.items() if k in keep} for row in rows]
     return spec
+
+
+def _named_in(column: str, text: str) -> bool:
+    """Whether a spec's JSON ``text`` names ``column`` (plain, or escaped as Vega-Lite's field
+    syntax and JSON write it)."""
+    escaped = re.sub(r"([.\[\]\\])", r"\\\1", column)
+    forms = {column, escaped}
+    return any(json.dumps(form, ensure_ascii=False)[1:-1] in text for form in forms)
 
 
 def chart(c: Any, *, alt_text: str | None = None) -> Bundle:
     """Show an Altair chart: interactive in HTML, a static SVG for PDF.
 
-    The bundle holds the Vega-Lite spec, ``text/html`` (a div plus a ``vegaEmbed`` call with
-    the spec inlined; the Vega JavaScript itself is inlined once per document), and an
-    ``image/svg+xml`` drawn by vl-convert.
+    The bundle holds the Vega-Lite spec (not under mqcap's own engine, which does not use it),
+    ``text/html`` (a div plus a ``vegaEmbed`` call with the spec inlined; the Vega JavaScript
+    itself is inlined once per document), and an ``image/svg+xml`` drawn by vl-convert.
 
     Example:
         chart(alt.Chart(df).mark_bar().encode(x="message_bytes:O", y="cpu_us_per_txn"))
@@ -205,14 +244,18 @@ def chart(c: Any, *, alt_text: str | None = None) -> Bundle:
         f"{_script_json(options)}).catch(function (err) {{ console.error(err); }});</script>"
     )
     svg = vlc.vegalite_to_svg(spec, vl_version=_vl_version())
-    return Bundle(
-        {
-            _vegalite_mime(): spec,
-            "text/html": "\n".join(html_parts),
-            "image/svg+xml": svg,
-            "text/plain": f"<chart: {title}>",
-        }
-    )
+    data = {
+        _vegalite_mime(): spec,
+        "text/html": "\n".join(html_parts),
+        "image/svg+xml": svg,
+        "text/plain": f"<chart: {title}>",
+    }
+    if environment.text(VEGA_BUNDLE_ENV) == "document":
+        # mqcap's own engine draws the HTML and the SVG, never the spec: not sent a third time
+        # (with the data of a 1,000-run NETSTAT chart, tens of MB through the kernel's message
+        # and the notebook). Jupyter and the Quarto CLI get it.
+        del data[_vegalite_mime()]
+    return Bundle(data)
 
 
 def _needs_bundle() -> bool:

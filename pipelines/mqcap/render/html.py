@@ -66,7 +66,7 @@ def _blocks_back(body: str, conv: Converted, output: Path) -> str:
     body = _BLOCK.sub(back, body)
     if sorted(seen) != list(range(len(conv.html_blocks))):
         raise RenderError(
-            f"{output.name}: pandoc's page holds chart blocks {sorted(seen)}, not the "
+            f"{output.name}: pandoc's page holds HTML blocks {sorted(seen)}, not the "
             f"{len(conv.html_blocks)} written"
         )
     return body

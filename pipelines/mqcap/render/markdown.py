@@ -56,10 +56,11 @@ class Converted:
     markdown: str
     images: list[Path] = field(default_factory=list)
     has_charts: bool = False
-    # The charts' HTML (a div and the vegaEmbed call with the spec and its data), kept out of
-    # pandoc: the markdown holds html_placeholder(i) for block i (mqcap.render.html puts them
-    # back). pandoc's --embed-resources reads the whole page it writes, and with a study's
-    # chart data in it that took 10.9 GB for a 48.8 MB page (352 runs), over 21 GB at 1,000.
+    # The cells' HTML (charts: a div and the vegaEmbed call with the spec and its data;
+    # tables), kept out of pandoc: the markdown holds html_placeholder(i) for block i
+    # (mqcap.render.html puts them back). pandoc's --embed-resources reads the whole page it
+    # writes: with a study's chart data in it that took 10.9 GB for a 48.8 MB page (352 runs),
+    # over 21 GB at 1,000; with the tables of 1,000 runs still in it, 793 MB.
     html_blocks: list[str] = field(default_factory=list)
 
 
@@ -283,9 +284,9 @@ def _output(
         value = _BUNDLE_SCRIPT.sub("", value)
         if CHART_CLASS in value:
             result.has_charts = True
-            result.html_blocks.append(value)
-            return _raw("html", html_placeholder(len(result.html_blocks) - 1))
-        return _raw("html", value)
+        # Raw HTML passes through pandoc unread: it goes round it, whatever its size.
+        result.html_blocks.append(value)
+        return _raw("html", html_placeholder(len(result.html_blocks) - 1))
     if mime in _IMAGE_EXT:
         files_dir.mkdir(parents=True, exist_ok=True)
         path = files_dir / f"{stem}.{_IMAGE_EXT[mime]}"

@@ -375,6 +375,7 @@ def table_call(
     if cells is None:
         return None
     header, rows = cells
+    rows, note = _pdf_rows(rows)
     aligns = [spec[0]["t"] for spec in colspecs]
     numeric = [a == "AlignRight" for a in aligns]
     header = [_with_breaks(h) for h in header]
@@ -399,9 +400,35 @@ def table_call(
     out.extend(_call_cells(_caption_inlines(caption), header, rows))
     if label:
         out.append(_raw(f" <{label}>"))
+    if note:
+        out.append(_raw(f"\n#block(above: 0.4em, text(size: 9pt, style: \"italic\")[{note}])"))
     if lay.landscape:
         out.append(_raw("\n]"))
     return {"t": "Plain", "c": out}
+
+
+# The most rows a table has in the PDF. A table longer than this (the raw-file appendix of a
+# 1,000-run study has 4,646 rows, 51 pages) is cut there in the PDF only, and says so: Typst
+# holds every laid-out cell of the document in memory (1.5 GB for that study's 144 pages,
+# bench/RESULTS.md), and a printed table of thousands of rows is read in the HTML report.
+PDF_TABLE_ROWS = 250
+
+
+def _pdf_rows(rows: list[list[Inlines]]) -> tuple[list[list[Inlines]], str | None]:
+    """The rows a table shows in the PDF, and the note saying how many the HTML has when cut.
+
+    Example:
+        >>> _pdf_rows([[[]]] * 3)[1] is None
+        True
+        >>> _pdf_rows([[[]]] * (PDF_TABLE_ROWS + 5))[1]
+        'The PDF shows the first 250 of the 255 rows of this table; the HTML report has them all.'
+    """
+    if len(rows) <= PDF_TABLE_ROWS:
+        return rows, None
+    return rows[:PDF_TABLE_ROWS], (
+        f"The PDF shows the first {PDF_TABLE_ROWS:,} of the {len(rows):,} rows of this table; "
+        "the HTML report has them all."
+    )
 
 
 def _table_cells(table: list[Any]) -> tuple[list[Inlines], list[list[Inlines]]] | None:
