@@ -6,6 +6,7 @@ import html
 import os
 import re
 import stat
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -548,3 +549,32 @@ def test_the_kernels_connection_file_lives_in_the_render_work_folder(tmp_path: P
     )
     assert not used.parent.exists()  # gone with the work folder
     assert sorted(p.name for p in out.iterdir()) == ["where.html"]
+
+
+def test_a_chart_of_many_rows_is_drawn_in_a_child_process_to_the_same_svg(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """vl-convert's V8 keeps the heap a drawing grew to: a chart past CHILD_ROWS rows is drawn
+    by ``python -m mqcap.render.draw`` (its memory goes with it), to the SVG drawn in place."""
+    import altair as alt
+
+    from mqcap.render import draw
+
+    frame = pd.DataFrame({"x": list(range(300)), "y": [i % 17 for i in range(300)]})
+    spec = display_mod.chart_spec(alt.Chart(frame).mark_line().encode(x="x:Q", y="y:Q"))
+    version = display_mod._vl_version()
+    here = draw.draw_svg(spec, version)
+    started = []
+    real_run = draw.subprocess.run
+
+    def run(*args, **kwargs):
+        started.append(args[0])
+        return real_run(*args, **kwargs)
+
+    monkeypatch.setattr(draw.subprocess, "run", run)
+    monkeypatch.setattr(draw, "CHILD_ROWS", 300)
+    assert draw.draw_svg(spec, version) == here and here.startswith("<svg")
+    assert started == [[sys.executable, "-m", "mqcap.render.draw"]]
+    # A spec vl-convert refuses: its reason, not an empty chart.
+    with pytest.raises(RuntimeError, match=r"vl-convert could not draw the chart: .+"):
+        draw.draw_svg({**spec, "mark": {"type": "no-such-mark"}}, version)

@@ -227,7 +227,7 @@ def chart(c: Any, *, alt_text: str | None = None) -> Bundle:
     Example:
         chart(alt.Chart(df).mark_bar().encode(x="message_bytes:O", y="cpu_us_per_txn"))
     """
-    import vl_convert as vlc
+    from mqcap.render.draw import draw_svg
 
     spec = chart_spec(c)
     digest = hashlib.sha1(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:8]
@@ -243,7 +243,7 @@ def chart(c: Any, *, alt_text: str | None = None) -> Bundle:
         f"<script>vegaEmbed({_script_json('#' + div_id)}, {_script_json(spec)}, "
         f"{_script_json(options)}).catch(function (err) {{ console.error(err); }});</script>"
     )
-    svg = vlc.vegalite_to_svg(spec, vl_version=_vl_version())
+    svg = draw_svg(spec, _vl_version())
     data = {
         _vegalite_mime(): spec,
         "text/html": "\n".join(html_parts),

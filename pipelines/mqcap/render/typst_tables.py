@@ -401,7 +401,7 @@ def table_call(
     if label:
         out.append(_raw(f" <{label}>"))
     if note:
-        out.append(_raw(f"\n#block(above: 0.4em, text(size: 9pt, style: \"italic\")[{note}])"))
+        out.append(_raw(f'\n#block(above: 0.4em, text(size: 9pt, style: "italic")[{note}])'))
     if lay.landscape:
         out.append(_raw("\n]"))
     return {"t": "Plain", "c": out}
