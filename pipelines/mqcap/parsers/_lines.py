@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import numpy as np
-import polars as pl
-
 from mqcap.parsers._kv import decoded_chunks
+from mqcap.parsers._lazy import lazy_module
 from mqcap.parsers.base import ParseContext
+
+np = lazy_module("numpy", __name__, "np")
+pl = lazy_module("polars", __name__, "pl")
 
 CHUNK_BYTES = 4 * 1024 * 1024
 _PLAIN = bytes(range(0x20, 0x7F)) + b"\n"

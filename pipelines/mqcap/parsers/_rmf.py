@@ -28,9 +28,10 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import lru_cache
 
-import polars as pl
-
+from mqcap.parsers._lazy import lazy_module
 from mqcap.parsers.base import ParseContext, text_chunks
+
+pl = lazy_module("polars", __name__, "pl")
 
 # Spaced-out page titles: "C R Y P T O  H A R D W A R E  A C T I V I T Y", "C P U  A C T I V I T Y".
 _SPACED_TITLE = re.compile(r"[A-Z0-9/](?: {1,4}[A-Z0-9/]){3,}")

@@ -44,11 +44,12 @@ import re
 from collections.abc import Iterator
 from datetime import date, datetime, time, timedelta
 
-import polars as pl
-
 from mqcap.parsers._kv import parse_clock, parse_jes_date, parse_stamp_line
+from mqcap.parsers._lazy import lazy_module
 from mqcap.parsers._lines import line_series, owner_column, texts
 from mqcap.parsers.base import TEXT_LINEAGE, Batch, ParseContext, Parser, Table
+
+pl = lazy_module("polars", __name__, "pl")
 
 ATTR = Table(
     "chstatus_attr",
@@ -97,14 +98,20 @@ _AFTER_PROMPT = ("AMQ84", "CSQM", "CSQ9", "DIS ", "DISPLAY ", "dis ", "display "
 _NAME_CHARS = set("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@#$")
 _BATCH_LINES = 200_000
 
-_V_SCHEMA = {"source_line": pl.Int64, "block_no": pl.Int64, "text": pl.Utf8}
-_ATTR_SCHEMA = {
-    "source_line": pl.Int64,
-    "block_no": pl.Int64,
-    "pair_no": pl.Int32,
-    "key": pl.Utf8,
-    "value": pl.Utf8,
-}
+
+def _v_schema() -> dict:
+    return {"source_line": pl.Int64, "block_no": pl.Int64, "text": pl.Utf8}
+
+
+def _attr_schema() -> dict:
+    return {
+        "source_line": pl.Int64,
+        "block_no": pl.Int64,
+        "pair_no": pl.Int32,
+        "key": pl.Utf8,
+        "value": pl.Utf8,
+    }
+
 
 _NO_META = (None, None, None)
 
@@ -529,7 +536,7 @@ class _Parser:
             frames.append(
                 pl.DataFrame(
                     {"source_line": self.v_line, "block_no": self.v_block, "text": self.v_text},
-                    schema=_V_SCHEMA,
+                    schema=_v_schema(),
                 )
             )
             self.v_line, self.v_block, self.v_text = [], [], []
@@ -557,7 +564,7 @@ class _Parser:
                         "key": self.p_key[:keep_p],
                         "value": self.p_value[:keep_p],
                     },
-                    schema=_ATTR_SCHEMA,
+                    schema=_attr_schema(),
                 )
             )
             for lst in (self.p_line, self.p_block, self.p_pair, self.p_key, self.p_value):
@@ -627,7 +634,7 @@ class _Parser:
             .collect()
         )
         if odd.height:
-            rows: dict[str, list] = {k: [] for k in _ATTR_SCHEMA}
+            rows: dict[str, list] = {k: [] for k in _attr_schema()}
             for lineno, block_no, text in odd.select("source_line", "block_no", "text").iter_rows():
                 pairs = scan_kv(text)
                 if pairs is None:
@@ -639,7 +646,7 @@ class _Parser:
                     rows["pair_no"].append(k)
                     rows["key"].append(key)
                     rows["value"].append(value)
-            out = pl.concat([out, pl.DataFrame(rows, schema=_ATTR_SCHEMA)])
+            out = pl.concat([out, pl.DataFrame(rows, schema=_attr_schema())])
         return out
 
 

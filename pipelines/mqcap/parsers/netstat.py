@@ -36,11 +36,12 @@ import re
 from collections.abc import Iterator
 from datetime import date, datetime, time, timedelta
 
-import polars as pl
-
 from mqcap.parsers._kv import parse_clock, parse_stamp_line
+from mqcap.parsers._lazy import lazy_module
 from mqcap.parsers._lines import line_series, owner_column, texts
 from mqcap.parsers.base import TEXT_LINEAGE, Batch, ParseContext, Parser, Table
+
+pl = lazy_module("polars", __name__, "pl")
 
 CONN = Table(
     "netstat_conn",
@@ -443,7 +444,7 @@ class _State:
         if self.v_line:
             passed = pl.DataFrame(
                 {"source_line": self.v_line, "conn_no": self.v_conn, "raw": self.v_text},
-                schema=_V_SCHEMA,
+                schema=_v_schema(),
             )
             vec.append(passed.with_columns(np=_not_plain(passed.get_column("raw"))))
             self.v_line, self.v_conn, self.v_text = [], [], []
@@ -466,7 +467,7 @@ class _State:
                 "name": self.c_name,
                 "value": self.c_value,
             },
-            schema=_PAIR_SCHEMA,
+            schema=_pair_schema(),
         )
         for lst in (self.c_line, self.c_conn, self.c_pos, self.c_parent, self.c_name, self.c_value):
             lst.clear()
@@ -562,7 +563,7 @@ class _State:
         frames = [first, second]
         bad = df.filter(pl.col("odd"))
         if bad.height:
-            rows: dict[str, list] = {k: [] for k in _PAIR_SCHEMA}
+            rows: dict[str, list] = {k: [] for k in _pair_schema()}
             for lineno, conn_no, parent_name, text in bad.select(
                 "source_line", "conn_no", "parent", "text"
             ).iter_rows():
@@ -577,7 +578,7 @@ class _State:
                     rows["parent"].append(parent_name)
                     rows["name"].append(name)
                     rows["value"].append(value)
-            frames.append(pl.DataFrame(rows, schema=_PAIR_SCHEMA))
+            frames.append(pl.DataFrame(rows, schema=_pair_schema()))
         return pl.concat(frames)
 
 
@@ -617,14 +618,17 @@ def _parents(df: pl.DataFrame) -> pl.Series:
     return df.with_columns(parent.alias("parent")).get_column("parent")
 
 
-_PAIR_SCHEMA = {
-    "source_line": pl.Int64,
-    "conn_no": pl.Int64,
-    "pair_no": pl.Int32,
-    "parent": pl.Utf8,
-    "name": pl.Utf8,
-    "value": pl.Utf8,
-}
+def _pair_schema() -> dict:
+    return {
+        "source_line": pl.Int64,
+        "conn_no": pl.Int64,
+        "pair_no": pl.Int32,
+        "parent": pl.Utf8,
+        "name": pl.Utf8,
+        "value": pl.Utf8,
+    }
+
+
 _CONN_FIELDS = {
     "Client Name": "client_name",
     "Client": "client_name",
@@ -648,7 +652,10 @@ _NOT_PAIR_RE = (
     r"|(?i:MVS TCP/IP NETSTAT)"
 )
 _STAMP_START = re.compile(_STAMP_START_RE)
-_V_SCHEMA = {"source_line": pl.Int64, "conn_no": pl.Int64, "raw": pl.Utf8}
+
+
+def _v_schema() -> dict:
+    return {"source_line": pl.Int64, "conn_no": pl.Int64, "raw": pl.Utf8}
 
 
 def _plain_sockets(s: pl.Series) -> pl.Series:

@@ -26,10 +26,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import polars as pl
-
 from mqcap.parsers import _rmf
+from mqcap.parsers._lazy import lazy_module
 from mqcap.parsers.base import TEXT_OR_BINARY_LINEAGE, Batch, ParseContext, Parser, Table
+
+pl = lazy_module("polars", __name__, "pl")
 
 TABLE = Table(
     "rmf_crypto",

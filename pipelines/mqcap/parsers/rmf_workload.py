@@ -32,11 +32,12 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-import polars as pl
-
 from mqcap.errors import InputError
 from mqcap.parsers import _rmf
+from mqcap.parsers._lazy import lazy_module
 from mqcap.parsers.base import TEXT_OR_BINARY_LINEAGE, Batch, ParseContext, Parser, Table
+
+pl = lazy_module("polars", __name__, "pl")
 
 ST_KEYS = {"CPU": "cpu_s", "SRB": "srb_s", "RCT": "rct_s", "IIT": "iit_s", "HST": "hst_s",
            "AAP": "aap_s", "IIP": "iip_s"}  # fmt: skip
@@ -377,15 +378,18 @@ def _new_section(
 
 
 _DASHED = r"^[\s\x1c-\x1f]*-"
+
+
 # Lines the section state machine reads one by one; the others are read a segment at a time.
-_STRUCTURAL = (
-    (pl.col("ev") == _rmf.EV_TITLE)
-    | (pl.col("ev") == _rmf.EV_HEADER)
-    | (pl.col("ev") == _rmf.EV_LINE)
-    & pl.col("text").str.contains_any(
-        ["CLASS=", "REPORT BY", "SERVICE POLICY PAGE", "SERVICE TIME"]
+def _structural():
+    return (
+        (pl.col("ev") == _rmf.EV_TITLE)
+        | (pl.col("ev") == _rmf.EV_HEADER)
+        | (pl.col("ev") == _rmf.EV_LINE)
+        & pl.col("text").str.contains_any(
+            ["CLASS=", "REPORT BY", "SERVICE POLICY PAGE", "SERVICE TIME"]
+        )
     )
-)
 
 
 def _bounds(seg: pl.Series, n: int) -> list[int]:
@@ -398,7 +402,9 @@ def _chunk(reader: _Reader, df: pl.DataFrame, intervals: list[_rmf.Interval]) ->
     segment (the lines after a structural line, up to the next)."""
     line_ev, seg = pl.col("ev") == _rmf.EV_LINE, pl.col("seg")
     ends = (pl.col("ev") == _rmf.EV_BLANK) | line_ev & pl.col("text").str.contains(_DASHED)
-    df = df.with_columns(_STRUCTURAL.alias("st")).with_columns(pl.col("st").cum_sum().alias("seg"))
+    df = df.with_columns(_structural().alias("st")).with_columns(
+        pl.col("st").cum_sum().alias("seg")
+    )
     n = int(df["seg"][-1]) + 1 if df.height else 1
     plain = df.filter(~pl.col("st")).with_columns(ends.alias("end"), line_ev.alias("is_line"))
     # Ends seen in the segment before a line: the segment's running count less its first one.

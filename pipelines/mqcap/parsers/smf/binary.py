@@ -22,8 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import polars as pl
-
+from mqcap.parsers._lazy import lazy_module
 from mqcap.parsers.base import Batch, ParseContext, Parser, is_gzip
 from mqcap.parsers.smf.reader import Window, detect_layout, read_records
 from mqcap.parsers.smf.records import (
@@ -36,6 +35,8 @@ from mqcap.parsers.smf.records import (
 from mqcap.parsers.smf.structures import STRUCTURES
 from mqcap.parsers.smf.tables import ALL_TABLES, TABLES
 from mqcap.parsers.smf.zos import ZOS_TABLES, ZOS_TYPES, ZosDecoder
+
+pl = lazy_module("polars", __name__, "pl")
 
 # A batch holds at most about this many values (rows x columns), so wide tables (WQ has ~480
 # columns) flush sooner and memory stays bounded whatever the dump size.
