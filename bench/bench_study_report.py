@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -30,26 +29,46 @@ RUNS_AT_SCALE_1 = 44  # the attls scenario's runs up to scale 5 (MAX_DENSITY); b
 DENSITY = 5
 
 
+# Runs a command and prints the CPU seconds and the largest peak RSS (KiB) of it and its
+# children: a process of its own per command, so a build run before a render in the same bench
+# process does not count as the render's (ru_maxrss of children covers a process's whole life).
+_RUSAGE = (
+    "import resource, subprocess, sys\n"
+    "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+    "r = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "sys.stdout.write(p.stdout); sys.stderr.write(p.stderr)\n"
+    "print(f'@rusage {r.ru_utime + r.ru_stime} {r.ru_maxrss}')\n"
+    "sys.exit(p.returncode)\n"
+)
+
+
 def _mqcap(work: Path, *args: str) -> tuple[float, float, float, str]:
     """(wall s, CPU s, largest peak RSS MB of the command's processes, output) of one
     ``mqcap`` command run to its end, its waited children included."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     where = ["--warehouse", str(work / "warehouse.duckdb"), "--raw", str(work / "raw")]
     proc = subprocess.run(
-        [sys.executable, "-m", "mqcap.cli", *where, "--quiet", *args],
+        [
+            sys.executable,
+            "-c",
+            _RUSAGE,
+            sys.executable,
+            "-m",
+            "mqcap.cli",
+            *where,
+            "--quiet",
+            *args,
+        ],
         capture_output=True,
         text=True,
         check=False,
     )
     wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise RuntimeError(f"mqcap {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    # ru_maxrss of the children is the largest of any one waited process (KiB), over the whole
-    # life of this process: each size runs in its own bench process (run() below).
-    return wall, cpu, after.ru_maxrss / 1024, proc.stdout
+    out, _, usage = proc.stdout.rpartition("@rusage ")
+    cpu, maxrss_kib = usage.split()
+    return wall, float(cpu), int(maxrss_kib) / 1024, out
 
 
 def _one_size(work: Path, runs: int) -> dict:

@@ -93,8 +93,9 @@ class Ingestor:
         retry = [raw_path(root, p) for p in self.ledger.retry_paths()]
         if retry:  # (files come sorted from discover)
             names = sorted(set(names) | {str(p) for p in retry if p.is_file()}, key=order_key)
-        manifests = [n for n in names if is_manifest(n)]
-        data = [n for n in names if not is_manifest(n)]
+        manifests, data = [], []
+        for n in names:
+            (manifests if is_manifest(n) else data).append(n)
         rels.update((n, self.rel(n)) for n in names if n not in rels)
         # Workers start on the files the ledger cannot settle from their stat alone (manifests
         # first: they land first) while this process sweeps deletions (the results are checked

@@ -120,7 +120,8 @@ class FileLedger:
         The whole ledger is read once per ingest (one query, not one per file: a no-change run
         over thousands of files stays fast) and each path is re-read after it is written.
         """
-        return self.entries().get(rel)
+        current = self._current if self._current is not None else self.entries()
+        return current.get(rel)  # (asked twice per file of a no-change run: kept to one call)
 
     def entries(self) -> dict[str, Entry]:
         if self._current is None:
