@@ -180,7 +180,6 @@ def drawn_width(chart, caption: bool = True) -> float | None:
 
 # Marks whose scales span their rows' values one by one (no stacking or binning of rows).
 _UNSTACKED_MARKS = frozenset({"line", "point", "circle", "square", "tick", "rule", "text", "trail"})
-_MARK = re.compile(r'"mark":\s*(?:"(\w+)"|\{[^{}]*?"type":\s*"(\w+)")')
 # Spec keys under which rows are combined before a scale sees them.
 _COMBINES_ROWS = ('"aggregate"', '"stack"', '"transform"', '"bin"', '"timeUnit"', '"impute"')
 WIDTH_SAMPLE_ROWS = 2000
@@ -213,8 +212,9 @@ def width_sample(spec: dict) -> dict:
     datasets = spec.get("datasets")
     if not isinstance(datasets, dict):
         return spec
-    text = json.dumps({k: v for k, v in spec.items() if k != "datasets"})
-    marks = {a or b for a, b in _MARK.findall(text)}
+    rest = {k: v for k, v in spec.items() if k not in ("datasets", "config")}
+    marks = _marks(rest)
+    text = json.dumps(rest)
     if not marks or not marks <= _UNSTACKED_MARKS or any(k in text for k in _COMBINES_ROWS):
         return spec
     for name, rows in datasets.items():
@@ -253,6 +253,23 @@ def width_sample(spec: dict) -> dict:
         keep = keep or [0]
         datasets[name] = [rows[i] for i in keep]
     return spec
+
+
+def _marks(node: object) -> set[str]:
+    """Every mark type of a spec (its layers, facets and concatenations), ``"?"`` for a mark
+    given in a form not recognised (which then never counts as drawing rows one by one)."""
+    found: set[str] = set()
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "mark":
+                kind = value.get("type") if isinstance(value, dict) else value
+                found.add(kind if isinstance(kind, str) else "?")
+            else:
+                found |= _marks(value)
+    elif isinstance(node, list):
+        for item in node:
+            found |= _marks(item)
+    return found
 
 
 def _fit_width(build: Callable[[int], object], across: int, guess: float):
