@@ -211,7 +211,14 @@ def prune_datasets(spec: dict[str, Any]) -> dict[str, Any]:
 
 def _named_in(column: str, text: str) -> bool:
     """Whether a spec's JSON ``text`` names ``column`` (plain, or escaped as Vega-Lite's field
-    syntax and JSON write it)."""
+    syntax and JSON write it).
+
+    Example:
+        >>> _named_in("a.b", json.dumps({"field": "a\\\\.b"}))  # the field a\\.b
+        True
+        >>> _named_in("size", json.dumps({"field": "rate"}))
+        False
+    """
     escaped = re.sub(r"([.\[\]\\])", r"\\\1", column)
     forms = {column, escaped}
     return any(json.dumps(form, ensure_ascii=False)[1:-1] in text for form in forms)
