@@ -150,6 +150,24 @@ class RawNames:
             self._resolved_root = self._raw_root.resolve()
         return self._resolved_root
 
+    def rels(self, names: list[str]) -> dict[str, str]:
+        """The stored names of many files given as path strings, in one pass: a file under the
+        root whose name needs no escaping (ASCII, no backslash) is its path less the root's,
+        as :func:`~mqcap.names.relative_name` has it; any other goes through :meth:`rel`.
+
+        Example:
+            names = RawNames(Path("/raw"))
+            names.rels(["/raw/a/r1/results.csv"])  # {'/raw/a/r1/results.csv': 'a/r1/results.csv'}
+        """
+        base = str(self.root()) + "/"
+        cut = len(base)
+        out = {
+            n: n[cut:] if n.startswith(base) and n.isascii() and "\\" not in n else self.rel(n)
+            for n in names
+        }
+        self._rels.update(out)
+        return out
+
     def rel(self, path: Path | str) -> str:
         """The stored name of a raw file (computed once per path per ingest)."""
         name = self._rels.get(path)

@@ -84,7 +84,7 @@ class Ingestor:
         only the files to read become ``Path`` objects."""
         root = self.names.root()
         names = [os.fspath(p) for p in files]
-        rels = {n: self.rel(n) for n in names}
+        rels = self.names.rels(names)
         # Deletions first: a file set aside as the duplicate of one deleted now lands (settled).
         sweep.sweep_deleted(
             self.ledger, root, names, set(rels.values()), self.progress, self.report
