@@ -1029,6 +1029,11 @@ def test_a_large_line_chart_is_measured_on_a_sample_that_draws_as_wide_as_all_it
     sampled = ch.width_sample(json.loads(json.dumps(spec)))
     (kept,) = sampled["datasets"].values()
     assert len(full) == 4800 and len(kept) < len(full) / 4
+    # Only what is drawn: the lines are told apart by run and connection, not a joined copy.
+    assert set(full[0]) == {
+        "seconds_into_run", "smooth_trip_time_ms", "configuration", "size", "run_id", "series",
+        "connection_id",
+    }  # fmt: skip
     sampling = ch.drawn_width(chart)
     monkeypatch.setattr(ch, "width_sample", lambda s: s)
     assert sampling == ch.drawn_width(chart)

@@ -764,22 +764,13 @@ def netstat_chart(series: pd.DataFrame, metric: str, colors: dict[str, str], cap
     df = series[series[metric].notna()].copy()
     df["configuration"] = df["configuration"].astype(str)
     df["size"] = df["message_bytes"].map(size_label)
-    df["line"] = df["run_id"] + " " + df["connection_id"].astype(str)
+    df["connection_id"] = df["connection_id"].astype(str)
     sizes = [size_label(s) for s in sorted(df["message_bytes"].dropna().unique())]
     if df["message_bytes"].isna().any():
         sizes.append("–")
     # Only what is drawn goes into the chart (Altair embeds every column of its frame).
     df = df[
-        [
-            "seconds_into_run",
-            metric,
-            "configuration",
-            "size",
-            "line",
-            "run_id",
-            "series",
-            "connection_id",
-        ]
+        ["seconds_into_run", metric, "configuration", "size", "run_id", "series", "connection_id"]
     ]
     columns = 1 if len(sizes) == 1 else 2
 
@@ -795,7 +786,8 @@ def netstat_chart(series: pd.DataFrame, metric: str, colors: dict[str, str], cap
                     axis=alt.Axis(labelExpr=_SI_LABELS, tickCount=4),
                 ),
                 color=_config_color(colors, df["configuration"]),
-                detail="line:N",
+                # One line per run and connection (two fields: no joined copy of both per row).
+                detail=["run_id:N", "connection_id:N"],
                 tooltip=[
                     "run_id",
                     "series",
