@@ -33,6 +33,34 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     items.sort(key=weight)
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    """With ``MQCAP_TEST_CPU_LOG`` set to a folder: each test's wall and CPU seconds (its own
+    process and the children it waited for: dbt, report kernels, ``mqcap`` runs), setup and
+    teardown included, one tab-separated line per test in a file per worker. What the test
+    suite's time is spent on, read with ``python -m tests.cpu_log FOLDER``."""
+    import os
+
+    folder = os.environ.get("MQCAP_TEST_CPU_LOG")
+    if not folder:
+        yield
+        return
+    import resource
+    import time
+
+    def cpu() -> float:
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+    wall, used = time.perf_counter(), cpu()
+    yield
+    wall, used = time.perf_counter() - wall, cpu() - used
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "master")
+    with open(Path(folder) / f"{worker}.tsv", "a") as out:
+        out.write(f"{item.nodeid}\t{wall:.3f}\t{used:.3f}\n")
+
+
 @pytest.fixture(autouse=True)
 def report_connection_closed():
     """The report queries' one warehouse connection (mqcap.sections.queries) closed after each
