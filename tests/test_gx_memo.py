@@ -1,5 +1,5 @@
 """mqcap.gx_memo: GX validation with its configurations and expectations made once per run and
-its freshness checks left out of a checkpoint's later runs gives the same results, field for
+its freshness checks left out gives the same results, field for
 field, as GX on its own: on the mini study's warehouse with rows broken in landing and mart
 tables (failures in the first pass and the complete-result detail pass, a suite parameter, a
 row count), every suite's whole result compared."""
@@ -57,7 +57,7 @@ def _results(monkeypatch, settings, memo: bool) -> tuple[dict, list]:
     """Every GX result of one ``validate(settings, "all")`` (the suite's name and pass -> the
     result without its run's fields), and the report's suites with their failures."""
     if not memo:
-        monkeypatch.setattr(gx_memo, "kept", lambda fresh=False: contextlib.nullcontext())
+        monkeypatch.setattr(gx_memo, "kept", lambda: contextlib.nullcontext())
     seen: dict[str, dict] = {}
     gx_run = validate_mod._gx_run
 
@@ -68,6 +68,7 @@ def _results(monkeypatch, settings, memo: bool) -> tuple[dict, list]:
         return result
 
     monkeypatch.setattr(validate_mod, "_gx_run", recording)
+    validate_mod._GX.pop("runs", None)
     report = validate_mod.validate(settings, "all", docs=False)
     monkeypatch.undo()
     suites = [
@@ -88,8 +89,8 @@ def test_memos_and_the_skipped_freshness_checks_change_no_result(mini_settings, 
             "delete from landing.driver_results where source_line = "
             "(select min(source_line) from landing.driver_results)"
         )
-    # GX alone first: it makes every checkpoint, so the memo pass after it reuses them and
-    # leaves their freshness checks out (fresh=True), the case that skips the most.
+    # Each pass makes its suites, validation definitions and checkpoints anew, as a new
+    # process does.
     plain, plain_suites = _results(monkeypatch, mini_settings, memo=False)
     kept, kept_suites = _results(monkeypatch, mini_settings, memo=True)
     again, _ = _results(monkeypatch, mini_settings, memo=False)
@@ -119,7 +120,7 @@ def test_gx_is_itself_again_after_a_run():
         ExpectationConfiguration.__dict__["to_domain_obj"],
         Checkpoint.__dict__["is_fresh"],
     )
-    with pytest.raises(RuntimeError), gx_memo.kept(fresh=True):
+    with pytest.raises(RuntimeError), gx_memo.kept():
         assert Expectation.__dict__["configuration"] is not before[0]
         raise RuntimeError("a failed run")
     after = (

@@ -26,16 +26,17 @@ _LOCK = threading.Lock()
 
 
 @contextlib.contextmanager
-def kept(fresh: bool = False):
-    """GX's ``Expectation.configuration`` and ``ExpectationConfiguration.to_domain_obj``
-    computed once per object for the duration of the block (one checkpoint run), then GX's own
-    again. One block at a time per process.
+def kept():
+    """For the duration of the block (one checkpoint run): GX's ``Expectation.configuration``
+    and ``ExpectationConfiguration.to_domain_obj`` computed once per object, and the freshness
+    checks of checkpoints and validation definitions left out; then GX's own again. One block
+    at a time per process.
 
-    ``fresh``: the checkpoint has passed GX's freshness checks in this process before and has
-    not been changed since (mqcap.validate makes a new one when its suite changes), so the
-    checks are left out of this run: each compared the checkpoint, its validation definition
-    and its suite with copies deserialized from the store, four times per run, a third of what
-    was left of GX's time after the memos."""
+    The freshness checks compare a checkpoint, its validation definition and its suite with
+    copies deserialized from the context's store, four times per run. mqcap made those objects
+    in this process, in an ephemeral (in-memory) context, and never changes them (it makes new
+    ones when a suite changes: mqcap.validate), so each check compares an object with a copy of
+    itself: a third of what was left of GX's time after the memos."""
     from great_expectations.checkpoint.checkpoint import Checkpoint
     from great_expectations.core.freshness_diagnostics import (
         CheckpointFreshnessDiagnostics,
@@ -74,9 +75,8 @@ def kept(fresh: bool = False):
     with _LOCK:
         Expectation.configuration = property(kept_configuration, doc=configuration.__doc__)
         ExpectationConfiguration.to_domain_obj = kept_expectation
-        if fresh:
-            for cls, (_, diagnostics) in checks.items():
-                cls.is_fresh = lambda self, diagnostics=diagnostics: diagnostics(errors=[])
+        for cls, (_, diagnostics) in checks.items():
+            cls.is_fresh = lambda self, diagnostics=diagnostics: diagnostics(errors=[])
         try:
             yield
         finally:

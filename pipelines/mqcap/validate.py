@@ -576,11 +576,7 @@ def _gx_run(
     key = json.dumps([expectations, fmt, table], sort_keys=True, default=str)
     runs = _GX.setdefault("runs", {})
     cached = runs.get(name)
-    # GX's freshness checks (the checkpoint, its validation definition and suite compared with
-    # the store's copies) run in full on a checkpoint's first run; it is not changed after
-    # (mqcap.gx_memo).
-    checked = cached is not None and cached[0] == key
-    if not checked:
+    if cached is None or cached[0] != key:
         runs.pop(name, None)
         for kind in ("checkpoints", "validation_definitions", "suites"):
             with contextlib.suppress(Exception):
@@ -604,7 +600,7 @@ def _gx_run(
             gx.Checkpoint(name=name, validation_definitions=[vd], result_format=fmt)
         )
         runs[name] = cached = (key, cp)
-    with gx_memo.kept(fresh=checked):
+    with gx_memo.kept():
         result = untraced(
             cached[1].run,
             batch_parameters={"dataframe": df},
