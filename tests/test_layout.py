@@ -393,6 +393,7 @@ LAYERS = (
             "interrupt",
             "progress",
             "untraced",
+            "gx_memo",
             "settings",
             "measures",
             "series",
