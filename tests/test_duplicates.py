@@ -331,10 +331,15 @@ def test_ingest_says_how_many_records_were_already_loaded_and_from_where(worlds)
 
 def test_deleting_the_first_copy_makes_the_next_copy_count(worlds, tmp_path):
     """Rows of a replaced or deleted file leave landing (as ingest does): the copy that was
-    second now counts, with no rebuild of the staging views needed."""
+    second now counts, with no rebuild of the staging views needed. int_record_copies, a table
+    as of the last build, names it too when its query runs on the landing left (its SQL as the
+    build compiled it: the next build's rows)."""
     d = worlds["double"]
     path = tmp_path / "warehouse.duckdb"
     shutil.copy(d.warehouse, path)
+    copies = (
+        d.dbt_target / "compiled" / "mqcap" / "models" / "intermediate" / "int_record_copies.sql"
+    ).read_text()
     con = duckdb.connect(str(path))
     try:
         (fid,) = con.execute(
@@ -357,7 +362,7 @@ def test_deleting_the_first_copy_makes_the_next_copy_count(worlds, tmp_path):
             "where source_file like '%TESTCHL.dat' order by 1"
         ).fetchall()
         still = con.execute(
-            "select distinct first_source_file from intermediate.int_record_copies "
+            f"select distinct first_source_file from ({copies}) as copies "
             "where source_table like 'smf_w%'"
         ).fetchall()
     finally:
