@@ -256,6 +256,7 @@ def test_chart_bundle_has_spec_html_and_svg_and_sends_javascript_once(
 
     monkeypatch.delenv(display_mod.VEGA_BUNDLE_ENV, raising=False)
     monkeypatch.setattr(display_mod, "_bundle_sent", False)
+    monkeypatch.setattr(display_mod, "_datasets_sent", set())
     frame = pd.DataFrame({"x": ["a", HOSTILE], "y": [1, 2]})
     first = chart(alt.Chart(frame).mark_bar().encode(x="x", y="y")).data
     second = chart(alt.Chart(frame).mark_point().encode(x="x", y="y")).data
@@ -578,3 +579,29 @@ def test_a_chart_of_many_rows_is_drawn_in_a_child_process_to_the_same_svg(
     # A spec vl-convert refuses: its reason, not an empty chart.
     with pytest.raises(RuntimeError, match=r"vl-convert could not draw the chart: .+"):
         draw.draw_svg({**spec, "mark": {"type": "no-such-mark"}}, version)
+
+
+def test_under_the_own_engine_a_dataset_goes_into_the_page_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two charts of the same rows: the first chart's HTML puts the rows in the page, the second
+    reads them from there; a chart of other rows carries its own. Outside the own engine each
+    chart carries its rows inline."""
+    import altair as alt
+
+    monkeypatch.setattr(display_mod, "_datasets_sent", set())
+    frame = pd.DataFrame({"x": [1.5, 2.5, 3.5], "y": [10.25, 20.75, 30.125], "z": [7, 8, 9]})
+    tip = ["x", "y", "z"]
+    monkeypatch.setenv(display_mod.VEGA_BUNDLE_ENV, "document")
+    first = chart(alt.Chart(frame).mark_line().encode(x="x", y="y", tooltip=tip)).data
+    second = chart(alt.Chart(frame).mark_point().encode(x="x", y="z", tooltip=tip)).data
+    other = chart(alt.Chart(frame.head(2)).mark_bar().encode(x="x", y="y")).data
+    assert "20.75" in first["text/html"] and "mqcapChartData" in first["text/html"]
+    assert "20.75" not in second["text/html"]
+    assert "window.mqcapChartData[" in second["text/html"]
+    assert "20.75" in other["text/html"]  # other rows: a dataset of its own
+    # The PDF's drawings keep their data.
+    assert second["image/svg+xml"].startswith("<svg")
+    monkeypatch.delenv(display_mod.VEGA_BUNDLE_ENV)
+    inline = chart(alt.Chart(frame).mark_point().encode(x="x", y="z", tooltip=tip)).data
+    assert "20.75" in inline["text/html"] and "mqcapChartData" not in inline["text/html"]

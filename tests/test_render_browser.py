@@ -70,3 +70,24 @@ def test_control_page_proves_console_and_network_are_seen(control_run: PageRun) 
     assert any('"probe-error"' in line for line in control_run.console)
     assert any("Uncaught ReferenceError: notDefined" in line for line in control_run.console)
     assert control_run.requests == ["http://127.0.0.1:9/probe.png"]
+
+
+def test_charts_drawn_from_the_same_rows_share_them_in_the_page(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """mqcap's own engine puts a dataset in the page once, however many charts draw it (a
+    study's three NETSTAT charts): every chart is still drawn, and the console stays empty."""
+    out = tmp_path_factory.mktemp("shared")
+    paths = render_report(FIXTURES / "shared_data.qmd", out, formats=["html"], engine="own")
+    page = paths["html"].read_text(encoding="utf-8")
+    assert page.count("70001.25") == 1  # the shared rows, once
+    assert page.count("4321.5") == 1
+    run = load_page(paths["html"], out / "chromium")
+    finder = ChartFinder()
+    finder.feed(run.dom)
+    assert len(finder.charts) == 3
+    for chart in finder.charts:
+        assert chart.svgs >= 1 and chart.marks >= 2, chart.element_id
+    titles = [" ".join(c.texts) for c in finder.charts]
+    assert "Window" in titles[0] and "Trip time" in titles[1] and "Rate" in titles[2]
+    assert run.console == []

@@ -14,6 +14,7 @@ import duckdb
 import pandas as pd
 import pytest
 
+from mqcap.render import display as display_mod
 from mqcap.sections import charts as ch
 from mqcap.sections import labels as lb
 from mqcap.sections import queries as q
@@ -996,6 +997,45 @@ def test_findings_split_into_headline_and_further_by_the_mart(facts_wh, tmp_path
     q.close()
     assert list(q.headline_findings("stream")["sentence"]) == ["first", "second", "third"]
     assert q.further_findings("stream").empty
+
+
+def test_a_studys_netstat_charts_draw_from_one_dataset():
+    """The three NETSTAT charts of a study carry the same rows and columns (Altair names one
+    dataset, which the page holds once); each draws its own metric, joins the polls that have
+    it, and shows all three in its tooltip."""
+    rows = []
+    for run in range(4):
+        for poll in range(6):
+            rows.append(
+                {
+                    "run_id": f"r{run}",
+                    "connection_id": "1",
+                    "configuration": ["MQ + AT-TLS", "MQ + System SSL"][run % 2],
+                    "message_bytes": 2048,
+                    "seconds_into_run": poll * 5.0,
+                    "congestion_window_bytes": 65536.0 + run * 100 + poll,
+                    # A poll without the trip time: that line joins the polls on either side.
+                    "smooth_trip_time_ms": None if (run, poll) == (1, 2) else 1.0 + poll / 10,
+                    "send_data_queued_bytes": float(poll * 10),
+                    "series": f"s{run}",
+                    "unused": "x",
+                }
+            )
+    frame = pd.DataFrame(rows)
+    colors = {"MQ + AT-TLS": "#1b9e77", "MQ + System SSL": "#d95f02"}
+    specs = [
+        display_mod.chart_spec(ch.netstat_chart(frame, metric, colors, f"Figure {i}"))
+        for i, metric in enumerate(ch.NETSTAT_METRICS, 1)
+    ]
+    datasets = [s["datasets"] for s in specs]
+    assert len({json.dumps(d, sort_keys=True) for d in datasets}) == 1
+    (data,) = datasets[0].values()
+    assert len(data) == 24 and "unused" not in data[0]
+    for spec, metric in zip(specs, ch.NETSTAT_METRICS, strict=True):
+        encoding = spec["spec"]["encoding"]
+        assert encoding["y"]["field"] == metric
+        assert {t["field"] for t in encoding["tooltip"]} >= set(ch.NETSTAT_METRICS)
+        assert spec["spec"]["mark"]["invalid"] == "filter"
 
 
 def test_a_large_line_chart_is_measured_on_a_sample_that_draws_as_wide_as_all_its_rows(

@@ -34,6 +34,10 @@ CHART_CLASS = "mqcap-chart"
 _MD_SPECIAL = set(string.punctuation)
 _chart_counter = itertools.count(1)
 _bundle_sent = False
+# Datasets a chart of this kernel session has already put in the page (own engine only).
+_datasets_sent: set[str] = set()
+# Where the page keeps them: window[DATA_GLOBAL][name] = rows.
+DATA_GLOBAL = "mqcapChartData"
 
 Format = str | Callable[[Any], str]
 
@@ -247,7 +251,7 @@ def chart(c: Any, *, alt_text: str | None = None) -> Bundle:
     html_parts.append(
         f'<div class="{CHART_CLASS}" id="{div_id}" role="img" '
         f'aria-label="{escape_html(title)}"></div>\n'
-        f"<script>vegaEmbed({_script_json('#' + div_id)}, {_script_json(spec)}, "
+        f"<script>vegaEmbed({_script_json('#' + div_id)}, {_embed(spec)}, "
         f"{_script_json(options)}).catch(function (err) {{ console.error(err); }});</script>"
     )
     svg = draw_svg(spec, _vl_version())
@@ -263,6 +267,55 @@ def chart(c: Any, *, alt_text: str | None = None) -> Bundle:
         # and the notebook). Jupyter and the Quarto CLI get it.
         del data[_vegalite_mime()]
     return Bundle(data)
+
+
+def _shares_data() -> bool:
+    """Charts share their datasets only in mqcap's own engine, which makes the whole page from
+    this kernel's outputs in order; under Jupyter or the Quarto CLI each chart's output carries
+    its own data (an output may be shown without the ones before it)."""
+    return environment.text(VEGA_BUNDLE_ENV) == "document"
+
+
+def _embed(spec: Mapping[str, Any]) -> str:
+    """The spec as the JavaScript argument of a chart's ``vegaEmbed`` call.
+
+    Under mqcap's own engine a dataset goes into the page once (``window.mqcapChartData``,
+    keyed by a hash of its rows as the chart carries them: charts drawn from the same rows, a
+    study's three NETSTAT charts, share them): the first chart's spec stores the rows there as
+    it reads them, later ones read them from there; each chart reads a copy of the rows (Vega
+    parses and computes fields into the row objects it is given). Otherwise the spec carries
+    its rows inline.
+
+    Example:
+        >>> import os; os.environ[VEGA_BUNDLE_ENV] = "document"; _datasets_sent.clear()
+        >>> spec = {"mark": "line", "datasets": {"data-1": [{"x": 1}]}}
+        >>> first = _embed(spec)
+        >>> first[:60]
+        '{"mark":"line","datasets":{"data-1":((window.mqcapChartData '
+        >>> ('[{"x":1}]' in first, '[{"x":1}]' in _embed(spec))  # the second: no rows
+        (True, False)
+        >>> del os.environ[VEGA_BUNDLE_ENV]; _datasets_sent.clear()
+        >>> _embed(spec)
+        '{"mark":"line","datasets":{"data-1":[{"x":1}]}}'
+    """
+    datasets = spec.get("datasets")
+    if not _shares_data() or not isinstance(datasets, Mapping) or not datasets:
+        return _script_json(spec)
+    copy = ".map(function (r) { return Object.assign({}, r); })"
+    refs = []
+    for name, rows in datasets.items():
+        text = _script_json(rows)
+        # Altair names a dataset by its rows before mqcap cuts them to the chart's columns
+        # (prune_datasets): the name alone does not tell two charts' rows apart.
+        key = _script_json(hashlib.sha1(text.encode()).hexdigest()[:8])
+        if key in _datasets_sent:
+            rows_js = f"window.{DATA_GLOBAL}[{key}]"
+        else:
+            _datasets_sent.add(key)
+            rows_js = f"((window.{DATA_GLOBAL} = window.{DATA_GLOBAL} || {{}})[{key}] = {text})"
+        refs.append(f"{_script_json(name)}:{rows_js}{copy}")
+    rest = _script_json({k: v for k, v in spec.items() if k != "datasets"})
+    return f'{rest[:-1]}{"," if len(rest) > 2 else ""}"datasets":{{{",".join(refs)}}}}}'
 
 
 def _needs_bundle() -> bool:

@@ -761,7 +761,14 @@ def netstat_chart(series: pd.DataFrame, metric: str, colors: dict[str, str], cap
     """
     import altair as alt
 
-    df = series[series[metric].notna()].copy()
+    # Every NETSTAT chart of a study is drawn from the same rows and columns (the polls with
+    # any of the metrics, each metric in the tooltip), so Altair names the same dataset and
+    # the page carries it once for the three charts (mqcap.render.display). A line joins the
+    # polls that have its metric (invalid="filter": a poll without it is left out, not a gap).
+    metrics = [m for m in NETSTAT_METRICS if m in series.columns]
+    if metric not in metrics:
+        metrics.append(metric)
+    df = series[series[metrics].notna().any(axis=1)].copy()
     df["configuration"] = df["configuration"].astype(str)
     df["size"] = df["message_bytes"].map(size_label)
     df["connection_id"] = df["connection_id"].astype(str)
@@ -770,14 +777,14 @@ def netstat_chart(series: pd.DataFrame, metric: str, colors: dict[str, str], cap
         sizes.append("–")
     # Only what is drawn goes into the chart (Altair embeds every column of its frame).
     df = df[
-        ["seconds_into_run", metric, "configuration", "size", "run_id", "series", "connection_id"]
+        ["seconds_into_run", *metrics, "configuration", "size", "run_id", "series", "connection_id"]
     ]
     columns = 1 if len(sizes) == 1 else 2
 
     def build(width: int):
         base = (
             alt.Chart(df)
-            .mark_line(strokeWidth=1.2, interpolate="linear")
+            .mark_line(strokeWidth=1.2, interpolate="linear", invalid="filter")
             .encode(
                 x=alt.X("seconds_into_run:Q", title="Seconds into the run"),
                 y=alt.Y(
@@ -793,7 +800,10 @@ def netstat_chart(series: pd.DataFrame, metric: str, colors: dict[str, str], cap
                     "series",
                     "connection_id",
                     "seconds_into_run",
-                    alt.Tooltip(f"{metric}:Q", format=","),
+                    *(
+                        alt.Tooltip(f"{m}:Q", format=",", title=NETSTAT_METRICS.get(m, m))
+                        for m in metrics
+                    ),
                 ],
             )
             .properties(width=width, height=160)
