@@ -401,7 +401,16 @@ LAYERS = (
     ),
     (
         "parsers and the store",
-        {"parsers", "synth", "warehouse", "parse_cache", "lifeline", "dbt_process", "offline"},
+        {
+            "parsers",
+            "synth",
+            "warehouse",
+            "parse_cache",
+            "lifeline",
+            "dbt_process",
+            "dbt_warm",
+            "offline",
+        },
     ),
     ("the state package", {"ledger", "reconcile"}),
     (

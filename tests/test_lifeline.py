@@ -63,15 +63,18 @@ def test_dbt_dies_when_mqcap_alone_is_killed_and_the_next_build_runs(mini_settin
     lock = s.outputs / "build.lock"
     proc = _mqcap(s, "build", "--full", start_new_session=True)
     # mqcap writes its dbt child's PID into the lock the child holds (the copied warehouse's
-    # lock file still names the dbt of the build that made it).
-    _wait(lambda: _parent(_holder(lock)) == proc.pid, 120, "dbt never started")
+    # lock file still names the dbt of the build that made it). The dbt process is a child of
+    # mqcap's warm dbt process, itself a child of mqcap (mqcap.dbt_warm).
+    _wait(lambda: _parent(_parent(_holder(lock))) == proc.pid, 120, "dbt never started")
     dbt = _holder(lock)
-    assert b"dbt" in Path(f"/proc/{dbt}/cmdline").read_bytes()
+    warm = _parent(dbt)
+    assert b"mqcap.dbt_warm" in Path(f"/proc/{warm}/cmdline").read_bytes()
     # dbt holds the lock file itself (inherited, not a copy).
     held = {os.path.realpath(f"/proc/{dbt}/fd/{fd}") for fd in os.listdir(f"/proc/{dbt}/fd")}
     assert str(lock.resolve()) in held
     proc.send_signal(signal.SIGKILL)  # mqcap alone
     proc.wait()
+    _wait(lambda: not _alive(warm), 15, "the warm dbt process outlived the mqcap that started it")
     _wait(lambda: not _alive(dbt), 15, "dbt outlived the mqcap that started it")
     try:
         os.killpg(proc.pid, 0)

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import duckdb
 
-from mqcap import environment, lifeline, parse_cache, warehouse
+from mqcap import dbt_warm, environment, lifeline, parse_cache, warehouse
 from mqcap.errors import DataError, EnvironmentProblem, WarehouseBusyError
 from mqcap.ledger import schema
 from mqcap.ledger import scope as build_scope
@@ -73,6 +73,33 @@ def dbt_executable() -> list[str]:
     return [sys.executable, "-c", DBT_MAIN]
 
 
+def _dbt_command_env(settings: Settings, target: Path) -> dict[str, str]:
+    """The environment of a dbt command on ``settings``' warehouse (the Spark engine adds its
+    own values to it)."""
+    env = settings.dbt_env
+    env["DBT_TARGET_PATH"] = str(target)
+    # Not measured by a parent's coverage run (`make test`, coverage's subprocess patch): tracing
+    # dbt's own Python costs half again its CPU (27.5-27.8 s against 18.2-19.6 s for a 10-run
+    # build), and mqcap's code runs there only in the Python models' calls into mqcap.noise,
+    # which tests/test_noise.py measures directly.
+    for name in ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START"):
+        env.pop(name, None)
+    if settings.engine != "spark":
+        # Run in the warehouse's folder with its bare file name: the profile's connection
+        # values, which dbt's saved parse depends on, are then the same for every warehouse of
+        # that name (mqcap.parse_cache).
+        env["MQCAP_WAREHOUSE"] = settings.warehouse.name
+    return env
+
+
+def warm_dbt(settings: Settings) -> None:
+    """Start the warm dbt process for this warehouse's commands, if there is none (a DuckDB
+    build; ``mqcap.dbt_warm``): its imports then overlap what the caller does before the build
+    (``mqcap run``'s landing checks)."""
+    if settings.engine != "spark":
+        dbt_warm.warm(_dbt_command_env(settings, settings.dbt_target))
+
+
 def run_dbt(
     settings: Settings,
     args: list[str],
@@ -97,21 +124,8 @@ def run_dbt(
         "--log-path",
         str(settings.dbt_logs),
     ]
-    env = settings.dbt_env
-    env["DBT_TARGET_PATH"] = str(target)
-    # Not measured by a parent's coverage run (`make test`, coverage's subprocess patch): tracing
-    # dbt's own Python costs half again its CPU (27.5-27.8 s against 18.2-19.6 s for a 10-run
-    # build), and mqcap's code runs there only in the Python models' calls into mqcap.noise,
-    # which tests/test_noise.py measures directly.
-    for name in ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START"):
-        env.pop(name, None)
-    cwd = settings.project_root
-    if not spark:
-        # In the warehouse's folder with its bare file name: the profile's connection values,
-        # which dbt's saved parse depends on, are then the same for every warehouse of that
-        # name (mqcap.parse_cache).
-        cwd = settings.warehouse.parent
-        env["MQCAP_WAREHOUSE"] = settings.warehouse.name
+    env = _dbt_command_env(settings, target)
+    cwd = settings.warehouse.parent if not spark else settings.project_root
     variant = parse_cache.variant(settings, args)
     parse_cache.restore(settings, target, variant)
     if spark:
@@ -130,15 +144,18 @@ def run_dbt(
     env[lifeline.PARENT_ENV] = str(os.getpid())
     lock = settings.outputs / "build.lock"
     with lifeline.build_lock(lock, settings.warehouse) as held:
-        proc = subprocess.Popen(
-            cmd,
-            cwd=cwd,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            pass_fds=(held,),
-        )
+        if spark:
+            proc = subprocess.Popen(
+                cmd,
+                cwd=cwd,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                pass_fds=(held,),
+            )
+        else:  # a child of the warm dbt process when there is one (mqcap.dbt_warm)
+            proc = dbt_warm.popen(cmd, cwd=cwd, env=env, pass_fds=(held,))
         lifeline.note_holder(held, proc.pid)
         lines = _follow(proc, progress)
     parse_cache.keep(settings, target, variant)

@@ -62,6 +62,7 @@ VARIABLES: dict[str, Variable] = {
         Variable("MQCAP_SPARK_PARTITIONS", None, "spark.sql.shuffle.partitions", kind="whole"),
         Variable("MQCAP_SPARK_EVENT_LOG", None, "a folder for Spark's event logs"),
         Variable("MQCAP_DBT_PARSE_CACHE", None, "a folder of dbt parses shared by warehouses"),
+        Variable("MQCAP_DBT_WARM", "1", "0: start dbt afresh for each dbt command"),
         Variable("MQCAP_RENDER_KEEP", None, "keep the renderer's work folder"),
         # Set by mqcap for its own children.
         Variable("MQCAP_SPARK_LOG_DIR", None, "Spark's log folder", internal=True),
@@ -70,6 +71,7 @@ VARIABLES: dict[str, Variable] = {
             "MQCAP_SPARK_UNCHECKED", None, "views whose row checks are skipped", internal=True
         ),
         Variable("MQCAP_PARENT_PID", None, "the mqcap a child dies with", internal=True),
+        Variable("MQCAP_DBT_WARM_FD", None, "the warm dbt process's socket", internal=True),
         Variable("MQCAP_VEGA_BUNDLE", None, "where the Vega JavaScript goes", internal=True),
     )
 }

@@ -32,6 +32,7 @@ from mqcap.build import (
     end_build,
     run_build,
     selection_for,
+    warm_dbt,
 )
 from mqcap.errors import WarehouseBusyError
 from mqcap.ingest import IngestReport, ingest
@@ -208,6 +209,8 @@ def _run(
             result.nothing_new = True
             result.problems = state.problems(formats or ())
             return result
+        if force or not state.built():  # dbt's imports beside the landing checks
+            warm_dbt(settings)
         if force:  # everything again, landing checks included (the demo reports them all)
             result.landing = validate(settings, "landing", None, progress, con=con)
         elif pending := state.landing_pending():
