@@ -38,9 +38,7 @@ def _dbt(settings, *args: str) -> subprocess.CompletedProcess:
 def _version(settings) -> tuple[int, str]:
     """``dbt --help`` as mqcap starts dbt (no project arguments: the flag takes none)."""
     env = build._dbt_command_env(settings, settings.dbt_target)
-    proc = dbt_warm.popen(
-        [*build.dbt_executable(), "--help"], cwd=settings.project_root, env=env
-    )
+    proc = dbt_warm.popen([*build.dbt_executable(), "--help"], cwd=settings.project_root, env=env)
     out = proc.stdout.read()
     return proc.wait(), out
 
@@ -93,9 +91,7 @@ def test_the_warm_process_is_reused_then_replaced_when_the_environment_or_its_li
 def test_switched_off_each_command_is_a_new_process(settings, fresh_warm, monkeypatch):
     monkeypatch.setenv("MQCAP_DBT_WARM", "0")
     env = build._dbt_command_env(settings, settings.dbt_target)
-    proc = dbt_warm.popen(
-        [*build.dbt_executable(), "--help"], cwd=settings.project_root, env=env
-    )
+    proc = dbt_warm.popen([*build.dbt_executable(), "--help"], cwd=settings.project_root, env=env)
     assert isinstance(proc, subprocess.Popen)
     assert "Usage: dbt" in proc.stdout.read()
     assert proc.wait() == 0
