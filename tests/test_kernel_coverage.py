@@ -98,6 +98,9 @@ def test_dbt_runs_outside_a_parent_coverage_run(monkeypatch, tmp_path):
     monkeypatch.setenv("COVERAGE_PROCESS_START", "pyproject.toml")
     monkeypatch.setenv("COVERAGE_PROCESS_CONFIG", "{}")
     monkeypatch.setattr(build.subprocess, "Popen", FakeDbt)
+    # A new dbt process for the command (the fake), not a fork of the warm one; both get the
+    # same environment (mqcap.build._dbt_command_env).
+    monkeypatch.setenv("MQCAP_DBT_WARM", "0")
     s = Settings.load(warehouse=tmp_path / "wh" / "w.duckdb", project_root=PROJECT)
     assert build.run_dbt(s, ["parse"]).returncode == 0
     assert not any(k.startswith("COVERAGE_PROCESS") for k in seen["env"])

@@ -17,8 +17,8 @@ What is checked rather than assumed:
 
 * **The environment.** Modules read some variables when imported, so a command runs in the warm
   process only when its environment equals the one the process imported with, apart from the
-  per-command values in :data:`PER_COMMAND` (which dbt reads when a command starts). Otherwise
-  the process is replaced by one started with the new environment.
+  variables that may differ (:func:`varies`: what dbt reads when a command starts, mqcap's
+  own). Otherwise the process is replaced by one started with the new environment.
 * **One thread.** A fork copies only the thread that calls it; the warm process forks only while
   it is the one thread of its process (``/proc/self/task``), else it says so and mqcap starts
   dbt afresh.
@@ -33,6 +33,7 @@ Example (what ``mqcap.build.run_dbt`` does):
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import locale
@@ -51,20 +52,31 @@ from mqcap import environment, lifeline
 # Set in the warm process's environment: the file descriptor of its end of the socket.
 SOCKET_ENV = "MQCAP_DBT_WARM_FD"
 
-# What dbt reads when a command starts, not when it is imported: these may differ between the
-# warm process's environment and a command's (tests/test_dbt_warm.py checks dbt and mqcap read
-# none of them at import).
+# Variables that may differ between the warm process's environment and a command's: what dbt
+# reads when a command starts (not when imported), GX's switch (mqcap sets it once GX is in
+# use; dbt never imports GX), and every ``MQCAP_`` variable (mqcap reads its own when a
+# function is called, never at import: mqcap.environment). tests/test_dbt_warm.py checks that
+# the warm process's imports read none of them.
 PER_COMMAND = frozenset(
     {
-        "MQCAP_WAREHOUSE",
-        "MQCAP_PARENT_PID",
         "DBT_PROFILES_DIR",
         "DBT_PROJECT_DIR",
         "DBT_LOG_PATH",
         "DBT_TARGET_PATH",
-        SOCKET_ENV,
+        "GX_ANALYTICS_ENABLED",
     }
 )
+
+
+def varies(name: str) -> bool:
+    """Whether ``name`` may differ between the warm process and a command it runs.
+
+    Example:
+        >>> varies("DBT_TARGET_PATH"), varies("MQCAP_LOCK_WAIT_S"), varies("PYTHONPATH")
+        (True, True, False)
+    """
+    return name in PER_COMMAND or name.partition("_")[0] == "MQCAP"
+
 
 # What the warm process imports: dbt's command line, the DuckDB adapter and what a build loads.
 # Nothing here starts a thread (numpy's OpenBLAS would: the Python models import it in the
@@ -139,7 +151,7 @@ def _recv(sock: socket.socket, with_fds: int = 0) -> tuple[dict | None, list[int
 
 
 def _base(env: dict[str, str]) -> dict[str, str]:
-    return {k: v for k, v in env.items() if k not in PER_COMMAND}
+    return {k: v for k, v in env.items() if not varies(k)}
 
 
 class WarmDbt:
@@ -286,6 +298,7 @@ class Forked:
 
 
 _warm: WarmDbt | None = None
+_stop_at_exit: list[bool] = []
 
 
 def warm(env: dict[str, str]) -> WarmDbt | None:
@@ -302,6 +315,9 @@ def warm(env: dict[str, str]) -> WarmDbt | None:
             _warm = WarmDbt(env)
         except OSError:
             return None
+        if not _stop_at_exit:
+            atexit.register(stop)  # reaped here: its CPU is counted as this process's children's
+            _stop_at_exit.append(True)
     return _warm
 
 
