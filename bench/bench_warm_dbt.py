@@ -115,26 +115,19 @@ def run(work: Path, quick: bool) -> list[dict]:
             f"{pairs} interleaved pair(s); warm: {listed(kind, '1')}; afresh: {listed(kind, '0')}; "
             f"{loads}"
         )
-        rows.append(
-            result(
-                "warm dbt",
-                f"{what}, wall seconds (best)",
-                best(kind, "1", 0),
-                "s",
-                "the same with MQCAP_DBT_WARM=0 (a new dbt process per command)",
-                best(kind, "0", 0),
-                notes=notes,
+        for part, measure, unit in (
+            (0, "wall seconds", "s"),
+            (1, "CPU seconds of every process", "CPU-s"),
+        ):
+            rows.append(
+                result(
+                    "warm dbt",
+                    f"{what}, {measure} (best)",
+                    best(kind, "1", part),
+                    unit,
+                    "the same with MQCAP_DBT_WARM=0 (a new dbt process per command)",
+                    best(kind, "0", part),
+                    notes=notes,
+                )
             )
-        )
-        rows.append(
-            result(
-                "warm dbt",
-                f"{what}, CPU seconds of every process (best)",
-                best(kind, "1", 1),
-                "CPU-s",
-                "the same with MQCAP_DBT_WARM=0",
-                best(kind, "0", 1),
-                notes=notes,
-            )
-        )
     return rows

@@ -144,18 +144,8 @@ def run_dbt(
     env[lifeline.PARENT_ENV] = str(os.getpid())
     lock = settings.outputs / "build.lock"
     with lifeline.build_lock(lock, settings.warehouse) as held:
-        if spark:
-            proc = subprocess.Popen(
-                cmd,
-                cwd=cwd,
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-                pass_fds=(held,),
-            )
-        else:  # a child of the warm dbt process when there is one (mqcap.dbt_warm)
-            proc = dbt_warm.popen(cmd, cwd=cwd, env=env, pass_fds=(held,))
+        # On DuckDB a child of the warm dbt process when there is one (mqcap.dbt_warm).
+        proc = dbt_warm.popen(cmd, cwd=cwd, env=env, pass_fds=(held,), fork=not spark)
         lifeline.note_holder(held, proc.pid)
         lines = _follow(proc, progress)
     parse_cache.keep(settings, target, variant)

@@ -321,11 +321,11 @@ def warm(env: dict[str, str]) -> WarmDbt | None:
     return _warm
 
 
-def popen(cmd: list[str], *, cwd: Path | str, env: dict[str, str], pass_fds=()):
-    """``subprocess.Popen(cmd, ...)`` with dbt's output on a text pipe (stderr with it), for
-    ``cmd`` = ``mqcap.build.dbt_executable() + args``: a child of the warm process when it can
-    run it, else a new process."""
-    process = warm(env)
+def popen(cmd: list[str], *, cwd: Path | str, env: dict[str, str], pass_fds=(), fork: bool = True):
+    """``subprocess.Popen(cmd, ...)`` with dbt's output on a text pipe (stderr with it). With
+    ``fork``, for ``cmd`` = ``mqcap.build.dbt_executable() + args``: a child of the warm process
+    when it can run it, else a new process."""
+    process = warm(env) if fork else None
     if process is not None:
         forked = process.fork(list(cmd[3:]), cwd, env, pass_fds)
         if forked is not None:
