@@ -137,3 +137,17 @@ def test_what_it_imports_reads_no_per_command_variable_and_starts_no_thread():
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["[]", "1"]
+
+
+def test_a_forked_build_closes_the_warehouse_as_a_new_process_does(mini_settings, fresh_warm):
+    """dbt's process ends through the interpreter's exit, where DuckDB checkpoints the
+    warehouse as it closes: no write-ahead log is left for mqcap's next step to replay (a
+    forked child that skipped that exit left one, and a kill during its replay could damage
+    a block)."""
+    s = mini_settings
+    wal = s.warehouse.with_name(s.warehouse.name + ".wal")
+    args = ["build", "--select", "dim_run+", "--exclude-resource-type", "test"]
+    proc = build.run_dbt(s, args)
+    assert proc.returncode == 0, proc.stdout[-800:]
+    assert dbt_warm._warm is not None and dbt_warm._warm.ready()  # forked from the warm process
+    assert not wal.exists() or wal.stat().st_size == 0

@@ -46,6 +46,7 @@ import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from mqcap import environment, lifeline
 
@@ -359,9 +360,12 @@ def _threads() -> int:
         return 1
 
 
-def _child(message: dict, out: int, zygote: int) -> None:
-    """In the forked child: become the dbt command (never returns)."""
-    code = 1
+def _child(message: dict, out: int, zygote: int) -> NoReturn:
+    """In the forked child: become the dbt command, then end as a dbt process does, through the
+    interpreter's own exit (never returns). Not ``os._exit``: the exit closes what dbt left
+    open, and DuckDB checkpoints the warehouse as it closes; a child that skipped it left its
+    write-ahead log for mqcap's next step to replay and checkpoint (and a kill there, the kill
+    chain found, could leave a block that failed its checksum)."""
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -378,25 +382,15 @@ def _child(message: dict, out: int, zygote: int) -> None:
         sys.argv = ["-c", *message["argv"]]
         from mqcap.dbt_process import main
 
-        try:
-            main()
-            code = 0
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        main()
+    except SystemExit:
+        raise
     except BaseException:  # reported on dbt's output, as an interpreter would
         import traceback
 
         traceback.print_exc()
-        code = 1
-    finally:
-        import logging
-
-        with contextlib.suppress(BaseException):
-            logging.shutdown()
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(BaseException):
-                stream.flush()
-        os._exit(code)
+        raise SystemExit(1) from None
+    raise SystemExit(0)
 
 
 def serve() -> None:
