@@ -415,7 +415,7 @@ def serve() -> None:
             message = None
         if message is None:  # mqcap is done with it: nothing to clean up or flush
             os._exit(0)
-        out, passed = fds[0], fds[1:]
+        out = fds[0]  # the rest (the build lock) the child inherits as they are
         if _threads() != 1:
             for fd in fds:
                 os.close(fd)
@@ -428,7 +428,6 @@ def serve() -> None:
             _child(message, out, zygote)
         for fd in fds:
             os.close(fd)
-        del passed
         pidfd = None
         with contextlib.suppress(OSError, AttributeError):
             pidfd = os.pidfd_open(pid)
