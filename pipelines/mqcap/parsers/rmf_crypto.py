@@ -25,7 +25,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
+from mqcap.errors import InputError
 from mqcap.parsers import _rmf
 from mqcap.parsers._lazy import lazy_module
 from mqcap.parsers.base import TEXT_OR_BINARY_LINEAGE, Batch, ParseContext, Parser, Table
@@ -57,6 +59,7 @@ TABLE = Table(
 )
 
 BATCH_ROWS = 20000
+BULK_MIN_BYTES = 512 << 10  # parse: smaller reports are read one line at a time
 SECTIONS = {"CCA": "CCA COPROCESSOR", "PKCS11": "PKCS11 COPROCESSOR", "ACCEL": "ACCELERATOR"}
 _SECTION = re.compile(r"^\s*-+\s*CRYPTOGRAPHIC\s+([A-Z0-9 ]+?)\s*-*\s*$")
 _OTHER_SECTION = re.compile(r"^\s*-{3,}\s*([A-Z][A-Z0-9 /]*?[A-Z0-9])\s*-{3,}\s*$")
@@ -97,6 +100,7 @@ class Section:
     card_type: str | None = None
     card_id: int | None = None
     has_card: bool = False
+    uid: int | None = None  # parse: the section's number in the report
 
 
 def sniff(head: bytes, name: str) -> bool:
@@ -187,15 +191,21 @@ def _place(
         )
     if len(values) == len(slots):
         return [(s, v) for s, (v, _) in zip(slots, values, strict=True)]
-    placed: list[tuple[Slot, str]] = []
+    at = _nearest([c for _, c in values], [s.center for s in slots])
+    return [(slots[j], text) for j, (text, _) in zip(at, values, strict=True)]
+
+
+def _nearest(centers: list[float], slot_centers: list[float]) -> list[int]:
+    """The slot of each of fewer values than slots: the nearest column, keeping left-to-right
+    order and leaving room for the values still to place."""
+    out: list[int] = []
     nxt = 0
-    for i, (text, center) in enumerate(values):
-        # Leave room for the values still to place.
-        last = len(slots) - (len(values) - i)
-        best = min(range(nxt, last + 1), key=lambda j: abs(slots[j].center - center))
-        placed.append((slots[best], text))
+    for i, center in enumerate(centers):
+        last = len(slot_centers) - (len(centers) - i)
+        best = min(range(nxt, last + 1), key=lambda j: abs(slot_centers[j] - center))
+        out.append(best)
         nxt = best + 1
-    return placed
+    return out
 
 
 # The columns a text row sets, in this order: identity (see ``parse``), then the row's own.
@@ -436,7 +446,9 @@ class _Reader:
         return derived[key]
 
 
-def parse(ctx: ParseContext) -> Iterator[Batch]:
+def parse_by_line(ctx: ParseContext) -> Iterator[Batch]:
+    """The parse one line at a time (:class:`_rmf.ReportPages`): the reference :func:`parse`
+    is tested against, and what :func:`parse` does for the rare lines it does not read in bulk."""
     reader = _Reader(ctx)
     rows = reader.rows
     pages = _rmf.ReportPages(ctx, _rmf.CRYPTO_TITLE)
@@ -472,6 +484,621 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
         raise ctx.error(f"no CRYPTO HARDWARE ACTIVITY report in file (found: {what})", line=1)
     if rows.rows:
         yield TABLE.name, rows.take()
+
+
+# -- whole chunks of lines (polars) ---------------------------------------------------------------
+# ``parse`` reads a ReportFrames chunk in three passes. (1) Facts of every line that depend on no
+# state (its first two tokens read as a card type, a card id, a number, a function word). (2) The
+# few structural lines (page events, section, layout and column-header lines) one by one, as
+# ``parse_by_line`` does, cutting the chunk into segments of plain lines read under one state;
+# the counts of the segments' lines come from the facts. (3) The segments' data rows at once:
+# card type and id filled forward per section, values split from function names and placed on
+# the column header's slots (in order when all are there, else by nearest column, computed once
+# per distinct pattern), one landed row per function and scope. A row (3) cannot read exactly
+# (non-ASCII text, a value that is not a plain number, a row that raises) goes through
+# ``_data_row`` with the state it would have had. An error is the first one in line order.
+
+_TOK = r"[^\s\x1c-\x1f]+"
+_CANDIDATE = r"^[\s\x1c-\x1f]*(?:-|TYPE)"
+_ASCII = r"^[\x20-\x7e]*$"
+_RX_CARD = r"^[A-Z][A-Z0-9]{2,7}$"
+_RX_INT = r"^[0-9]{1,5}$"
+_RX_WORD = r"^[A-Z][A-Z-]*$"
+_RX_NUM = r"^(?:[0-9]+\.?[0-9]*|\.[0-9]+)$"
+_RX_NULL = r"^(?:[*-]+|N/A)$"
+_FAST_PATTERN = r"^[NZ]*(?:W+[NZ]*)?$"
+CARD, CONT, KEYROW, FUNC = 1, 2, 3, 4
+_SLOT_SCHEMA = {"cfg": "Int64", "slot": "Int64", "metric": "Utf8", "scope": "Utf8", "s_fn": "Utf8",
+                "s_card": "Boolean"}  # fmt: skip
+_METRICS = ("rate_per_s", "exec_time_ms", "util_pct", "keygen_rate_per_s")
+
+
+def _facts_by_line(text: str) -> tuple:
+    """(tok0, is_card, card_id, int0, is_fw) of one line, as ``_data_row`` decides them."""
+    toks = text.split()
+    first = toks[0] if toks else ""
+    is_card = bool(
+        len(toks) > 1
+        and _CARD_TYPE.fullmatch(first)
+        and first not in FUNCTION_WORDS
+        and _INT.fullmatch(toks[1])
+    )
+    int0 = int(first) if _INT.fullmatch(first) else None
+    return first, is_card, int(toks[1]) if is_card else None, int0, first in FUNCTION_WORDS
+
+
+def _facts(df: pl.DataFrame) -> pl.DataFrame:
+    """The state-free facts of each line (``tok0``, ``is_card``, ``card_id``, ``int0``,
+    ``is_fw``, ``ascii``); lines with other than printable ASCII are read by ``_facts_by_line``."""
+    text = pl.col("text")
+    tok0 = text.str.extract(r"^ *([^ ]+)", 1)
+    tok1 = text.str.extract(r"^ *[^ ]+ +([^ ]+)", 1)
+    df = df.with_columns(
+        text.str.contains(_ASCII).alias("ascii"), tok0.alias("tok0"), tok1.alias("tok1")
+    )
+    words = sorted(FUNCTION_WORDS)
+    is_card = (
+        pl.col("tok0").str.contains(_RX_CARD) & ~pl.col("tok0").is_in(words)
+        & pl.col("tok1").str.contains(_RX_INT)
+    ).fill_null(False)  # fmt: skip
+    df = df.with_columns(
+        is_card.alias("is_card"),
+        pl.when(is_card).then(pl.col("tok1").cast(pl.Int64, strict=False)).alias("card_id"),
+        pl.when(pl.col("tok0").str.contains(_RX_INT))
+        .then(pl.col("tok0").cast(pl.Int64, strict=False))
+        .alias("int0"),
+        pl.col("tok0").is_in(words).fill_null(False).alias("is_fw"),
+    ).drop("tok1")
+    odd = (~df["ascii"] & (df["ev"] == _rmf.EV_LINE)).arg_true()
+    if odd.len():
+        got = [_facts_by_line(t) for t in df["text"].gather(odd).to_list()]
+        names = ("tok0", "is_card", "card_id", "int0", "is_fw")
+        df = df.with_columns(
+            [
+                df[n].scatter(odd, pl.Series([g[i] for g in got], dtype=df.schema[n]))
+                for i, n in enumerate(names)
+            ]
+        )
+    return df
+
+
+@lru_cache(maxsize=1024)  # section, layout and header lines repeat page after page
+def _line_class(text: str) -> str | None:
+    """A candidate line as ``parse_by_line`` reads it: "section", "layout", "header" or None
+    (the last two only inside a section)."""
+    stripped = text.strip()
+    if stripped[:1] == "-":
+        if _SECTION.match(text):
+            return "section"
+        if (m := _OTHER_SECTION.match(text)) and not _GROUPS.search(m.group(1)):
+            return "section"
+        if "TOTAL" in text or "LPAR" in text:
+            return "layout"
+    if stripped.startswith("TYPE") and "RATE" in text:
+        return "header"
+    return None
+
+
+@dataclass
+class _Segment:
+    """Plain lines ``start:end`` of a chunk (positions), read under one section state."""
+
+    start: int
+    end: int
+    section: Section  # a copy: later lines of the chunk may change the live one
+    uid: int  # the live section (card type and id carry over its segments)
+    ident: tuple
+
+
+class _Chunks:
+    """``parse``'s state over the chunks of a report (see the comment above)."""
+
+    def __init__(self, ctx: ParseContext) -> None:
+        self.ctx = ctx
+        self.reader = _Reader(ctx)
+        self.slot_lists: dict[tuple, int] = {}
+        self.slot_frames: list[pl.DataFrame] = []
+        self.slot_centers: list[list[float]] = []
+        self.sections = 0
+        self.segments: list[_Segment] = []
+        self.snapshot: Section | None = None  # the live section's fields at its last change
+        self.slot_ids: dict[int, tuple[list, tuple[int, int]]] = {}
+        self.stats: dict = {}
+
+    # -- pass 2 --------------------------------------------------------------------------------
+    def _kind(self, ev: int, text: str) -> str | None:
+        """What a candidate line is under the state at hand (None: a plain line)."""
+        if ev != _rmf.EV_LINE:
+            return "event"
+        kind = _line_class(text)
+        if kind == "section" or self.reader.section is not None:
+            return kind
+        return None
+
+    def _structural(self, kind: str, lineno: int, ev: int, text: str, iv: _rmf.Interval) -> None:
+        reader = self.reader
+        if kind == "event":
+            reader.page(_rmf.EVENT_OF[ev], iv)
+        elif kind == "section":
+            reader.section_line(lineno, text)
+        elif kind == "layout":
+            reader.section.layout = "LPAR_CPC" if "LPAR" in text else "TOTAL"
+            self.snapshot = None
+        else:
+            _slots(reader.section, text)
+            self.snapshot = None
+
+    def _segment(self, lines: list, sums: dict, start: int, end: int, out: list) -> None:
+        """Count the plain lines ``start:end`` under the state at hand; keep a segment of data
+        lines for pass 3."""
+        n = end - start
+        if n <= 0:
+            return
+        reader, ctx = self.reader, self.ctx
+        section = reader.section
+        if section is None:
+            if reader.other_section:
+                ctx.skip(f"{reader.other_section} line", n)
+            else:
+                ctx.unknown("crypto line outside a section", n)
+            return
+        if section.slots is None:
+            ctx.unknown("crypto line before the column header", n)
+            return
+        ident = reader.ident(lines[start])
+        data = sums["ci"][end] - sums["ci"][start]
+        if section.func_start is not None:
+            data += sums["fw"][end] - sums["fw"][start]
+        if n - data:
+            ctx.unknown("crypto line in a section", n - data)
+        section.rows += data
+        if data:
+            snap = self.snapshot
+            if snap is None or snap.uid != section.uid or section.uid is None:
+                if section.uid is None:
+                    section.uid, self.sections = self.sections, self.sections + 1
+                snap = self.snapshot = Section(**section.__dict__)
+            out.append(_Segment(start, end, snap, section.uid, ident))
+
+    def chunk(self, df: pl.DataFrame, intervals: list[_rmf.Interval]) -> tuple:
+        """Passes 1-3 over one ReportFrames chunk: (landed rows or None, the first error as
+        (line, error) or None)."""
+        df = df.filter(pl.col("ev") != _rmf.EV_BLANK)
+        if not df.height:
+            return None, None
+        # Trailing blanks off, as parse_by_line's rstrip (a CRLF file's carriage returns too).
+        df = df.with_columns(pl.col("text").str.replace(r"[\s\x1c-\x1f]+$", ""))
+        is_line = pl.col("ev") == _rmf.EV_LINE
+        df = df.with_columns((~is_line | pl.col("text").str.contains(_CANDIDATE)).alias("cand"))
+        df = _facts(df)
+        ci = (pl.col("is_card") | pl.col("int0").is_not_null()) & is_line
+        sums = {
+            "ci": [0, *df.select(ci.cast(pl.Int64).cum_sum())[:, 0].to_list()],
+            "fw": [
+                0,
+                *df.select((pl.col("is_fw") & is_line).cast(pl.Int64).cum_sum())[:, 0].to_list(),
+            ],
+        }
+        carried = self.reader.section
+        carry = None
+        if carried is not None and carried.has_card and carried.uid is not None:
+            carry = (carried.uid, carried.card_type, carried.card_id)
+        segments: list[_Segment] = []
+        start, error, at = 0, None, 0
+        cands = df.with_row_index("pos").filter("cand").select("pos", "line", "ev", "text", "iv")
+        lines = df["line"].to_list()
+        try:
+            for pos, lineno, ev, text, iv in cands.iter_rows():
+                kind = self._kind(ev, text)
+                if kind is None:
+                    continue
+                at = lines[start] if start < pos else lineno
+                self._segment(lines, sums, start, pos, segments)
+                at = lineno
+                self._structural(kind, lineno, ev, text, intervals[iv])
+                start = pos + 1
+            if start < df.height:
+                at = lines[start]
+                self._segment(lines, sums, start, df.height, segments)
+        except InputError as err:
+            error = (at, err)
+        rows, late = self._rows(df, segments, carry, error[0] if error else None)
+        if late is not None and (error is None or late[0] < error[0]):
+            error = late
+        return rows, error
+
+    # -- pass 3 --------------------------------------------------------------------------------
+    def _slot_numbers(self, section: Section) -> tuple[int, int]:
+        """The numbers of a section's slot lists, all and the function part's."""
+        slots = section.slots
+        known = self.slot_ids.get(id(slots))
+        if known is not None and known[0] is slots:
+            return known[1]
+        got = self._slot_list(slots), self._slot_list(section.func_slots)
+        self.slot_ids[id(slots)] = (slots, got)
+        return got
+
+    def _slot_list(self, slots: list[Slot]) -> int:
+        """The number of a column header's slot list (its frame kept in ``slot_frames``)."""
+        key = tuple(slots)
+        if key not in self.slot_lists:
+            n = self.slot_lists[key] = len(self.slot_lists)
+            self.slot_centers.append([s.center for s in slots])
+            self.slot_frames.append(
+                pl.DataFrame(
+                    {
+                        "cfg": [n] * len(slots),
+                        "slot": list(range(len(slots))),
+                        "metric": [s.metric for s in slots],
+                        "scope": [s.scope for s in slots],
+                        "s_fn": [s.function for s in slots],
+                        "s_card": [s.part == "card" for s in slots],
+                    },
+                    schema={k: getattr(pl, t) for k, t in _SLOT_SCHEMA.items()},
+                )
+            )
+        return self.slot_lists[key]
+
+    def _rows(self, df, segments, carry, stop) -> tuple:
+        """Pass 3: the segments' data rows (before line ``stop``) landed; (frame or None, the
+        first error of a row read one by one as (line, error) or None)."""
+        if not segments:
+            return None, None
+        seg_rows = []
+        for k, sg in enumerate(segments):
+            sec = sg.section
+            seg_rows.append((
+                k, sg.start, sg.end, sg.uid, *self._slot_numbers(sec), sec.key_end is not None,
+                sec.func_start is not None, sec.name == SECTIONS["ACCEL"], sec.id_end,
+                sec.key_end, sec.func_start, sec.name, *sg.ident,
+            ))  # fmt: skip
+        seg = pl.DataFrame(
+            seg_rows,
+            schema={"seg": pl.Int64, "start": pl.Int64, "end": pl.Int64, "uid": pl.Int64,
+                    "cfg_all": pl.Int64, "cfg_func": pl.Int64, "K": pl.Boolean, "F": pl.Boolean,
+                    "accel": pl.Boolean, "id_end": pl.Int64, "key_end": pl.Int64,
+                    "func_start": pl.Int64, "section": pl.Utf8,
+                    **{c: TABLE.polars_schema()[c] for c in IDENT_COLUMNS}},
+            orient="row",
+        )  # fmt: skip
+        pos = seg.select("seg", pl.int_ranges("start", "end").alias("pos")).explode("pos")
+        r = df.select(pl.all().gather(pos["pos"])).with_columns(pos["seg"])
+        r = r.join(seg.drop("start", "end"), on="seg", how="left", maintain_order="left")
+        if stop is not None:
+            r = r.filter(pl.col("line") < stop)
+        int0 = pl.col("int0")
+        kind = (
+            pl.when(pl.col("is_card")).then(CARD)
+            .when(int0.is_not_null() & (~pl.col("K") | (int0 < MIN_KEY_BITS))).then(CONT)
+            .when(int0.is_not_null()).then(KEYROW)
+            .when(pl.col("is_fw") & pl.col("F")).then(FUNC)
+            .otherwise(0)
+        )  # fmt: skip
+        r = r.with_columns(kind.alias("kind")).filter(pl.col("kind") > 0)
+        if not r.height:
+            return None, None
+        r = self._card_state(r, carry)
+        fast, slow = self._split(r)
+        landed, more = self._fast(fast)
+        out = [landed] if landed is not None else []
+        slow = pl.concat([slow.select(more.columns), more]).sort("line") if more.height else slow
+        self.segments, late = segments, None
+        if slow.height:
+            got, late = self._slow(slow)
+            if got is not None:
+                out.append(got)
+        # The live section's card state, for the next chunk.
+        live = self.reader.section
+        if live is not None and live.uid is not None:
+            last = r.filter(pl.col("uid") == live.uid)
+            if last.height:
+                live.card_type, live.card_id = last["ct"][-1], last["cid"][-1]
+                live.has_card = True
+        if not out:
+            return None, late
+        rows = pl.concat(out, how="vertical").sort("source_line", "_g", maintain_order=True)
+        return rows.drop("_g"), late
+
+    @staticmethod
+    def _card_state(r: pl.DataFrame, carry) -> pl.DataFrame:
+        """Card type and id in force at each row (``ct``, ``cid``, ``has``) and before it
+        (``prev_*``): filled forward per section, from the carried section's state."""
+        kind = pl.col("kind")
+        r = r.with_columns(
+            pl.when(kind == CARD).then(pl.col("tok0")).alias("set_ct"),
+            pl.when(kind == CARD).then(pl.col("card_id"))
+            .when(kind == CONT).then(pl.col("int0")).alias("set_cid"),
+            (kind == CARD).alias("set_has"),
+        )  # fmt: skip
+        r = r.with_columns(
+            pl.col("set_ct").forward_fill().over("uid").alias("ct"),
+            pl.col("set_cid").forward_fill().over("uid").alias("cid"),
+            pl.col("set_has").cum_max().over("uid").alias("has"),
+            pl.col("set_ct").forward_fill().shift(1).over("uid").alias("prev_ct"),
+            pl.col("set_cid").forward_fill().shift(1).over("uid").alias("prev_cid"),
+            pl.col("set_has").cum_max().shift(1).over("uid").fill_null(False).alias("prev_has"),
+        )
+        if carry is not None:
+            uid, ct, cid = carry
+            mine = pl.col("uid") == uid
+            r = r.with_columns(
+                *[
+                    pl.when(mine).then(pl.col(c).fill_null(v)).otherwise(pl.col(c)).alias(c)
+                    for c, v in (("ct", ct), ("cid", cid), ("prev_ct", ct), ("prev_cid", cid))
+                ],
+                *[(pl.col(c) | mine).alias(c) for c in ("has", "prev_has")],
+            )
+        return r.drop("set_ct", "set_cid", "set_has")
+
+    @staticmethod
+    def _split(r: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """Rows read in bulk (the tokens, their classes, the function name, the accelerator's key
+        size after it) and rows read one by one."""
+        kind, toks = pl.col("kind"), pl.col("toks")
+        prefix = pl.when(kind == CARD).then(2).when(kind == CONT).then(1).otherwise(0)
+        tok = pl.element()
+        cls = (
+            pl.when(tok.str.contains(_RX_WORD)).then(pl.lit("W"))
+            .when(tok.str.contains(_RX_NUM)).then(pl.lit("N"))
+            .when(tok.str.contains(_RX_NULL)).then(pl.lit("Z"))
+            .otherwise(pl.lit("X"))
+        )  # fmt: skip
+        r = r.with_columns(
+            pl.col("text").str.extract_all(r"[^ ]+").alias("toks"), prefix.alias("prefix")
+        ).with_columns(
+            toks.list.eval(cls).list.join("").str.slice(pl.col("prefix")).alias("pat")
+        )  # fmt: skip
+        pat = pl.col("pat")
+        r = r.with_columns(
+            pat.str.count_matches("W").alias("nw"), pat.str.find("W").alias("fwi")
+        )  # fmt: skip
+        nw, first = pl.col("nw"), pl.col("prefix") + pl.col("fwi")
+        r = r.with_columns(
+            pl.when(nw > 0).then(toks.list.slice(first, nw).list.join(" ")).alias("function"),
+            pl.when(pl.col("accel") & ~pl.col("K") & (nw > 0) & (first + nw < toks.list.len()))
+            .then(first + nw).alias("keypos"),
+        )  # fmt: skip
+        key_tok = toks.list.get(pl.col("keypos").fill_null(0), null_on_oob=True)
+        r = r.with_columns(
+            pl.when(pl.col("keypos").is_not_null()).then(key_tok).alias("key_tok")
+        ).with_columns(
+            pl.when(pl.col("key_tok").str.contains(_RX_INT))
+            .then(pl.col("key_tok").cast(pl.Int64, strict=False)).alias("key_fn")
+        )  # fmt: skip
+        slow = (
+            ~pl.col("ascii")
+            | ((kind != CARD) & ~pl.col("prev_has"))
+            | ~pat.str.contains(_FAST_PATTERN)
+            | (pl.col("keypos").is_not_null() & pl.col("key_fn").is_null())
+            | ((kind == FUNC) & pl.col("function").is_null() & ~pl.col("K"))
+        )
+        r = r.with_columns(slow.alias("slow"))
+        return r.filter(~pl.col("slow")), r.filter(pl.col("slow"))
+
+    def _fast(self, r: pl.DataFrame) -> tuple[pl.DataFrame | None, pl.DataFrame]:
+        """Land the rows ``_split`` found readable in bulk; (landed rows or None, the rows found
+        not to be after all: more values than slots, a function value without a function
+        name, a key size that is no number)."""
+        if not r.height:
+            return None, r
+        columns = r.columns
+        r, v = self._values(r)
+        v, too_many = self._place(r, v)
+        metric = pl.col("metric")
+        bad = (
+            pl.col("function").is_null() & ~pl.col("s_card") & pl.col("s_fn").is_null()
+            & (metric != "key")
+        ) | ((metric == "key") & ~pl.col("tok").str.contains(_RX_INT))  # fmt: skip
+        bad_rows = v.filter(bad)["row"].unique()
+        more = pl.concat([too_many, bad_rows]).unique()
+        v = v.filter(~pl.col("row").is_in(more.implode()))
+        landed = self._land(r, v)
+        back = r.filter(pl.col("row").is_in(more.implode())).select(columns)
+        return (landed if landed.height else None), back
+
+    @staticmethod
+    def _values(r: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+        """The rows numbered (``row``) with their slot list (``cfg``), and their value tokens,
+        one per row of the second frame: ``tok``, ``ord`` (0, 1, ... in the row) and
+        ``center``, its column's middle shifted as ``_data_row`` shifts it."""
+        kind, text = pl.col("kind"), pl.col("text")
+        lead = text.str.len_bytes() - text.str.strip_chars_start(" ").str.len_bytes()
+        end0 = lead + pl.col("tok0").str.len_bytes()
+        end1 = text.str.extract(r"^( *[^ ]+ +[^ ]+)", 1).str.len_bytes()
+        shift = (
+            pl.when(kind == CARD).then(pl.col("id_end") - end1)
+            .when(kind == CONT).then(pl.col("id_end") - end0)
+            .when(kind == KEYROW).then(pl.col("key_end") - end0)
+            .otherwise(pl.col("func_start") - lead)
+        )  # fmt: skip
+        r = r.with_row_index("row").with_columns(
+            pl.when(kind <= CONT).then(pl.col("cfg_all")).otherwise(pl.col("cfg_func"))
+            .alias("cfg"),
+            shift.cast(pl.Float64).alias("shift"),
+        )  # fmt: skip
+        tok = pl.col("toks")
+        # Token positions without a window per row: offsets of each row's first token and
+        # first byte in the exploded frame (a row's pieces cover its text up to trailing blanks).
+        ntok = tok.list.len()
+        width = text.str.strip_chars_end(" ").str.len_bytes().cast(pl.Int64)
+        nv = pl.col("pat").str.count_matches("[NZ]") - pl.col("keypos").is_not_null().cast(
+            pl.UInt32
+        )
+        r = r.with_columns(
+            (ntok.cum_sum() - ntok).cast(pl.Int64).alias("tok_base"),
+            (width.cum_sum() - width).alias("byte_base"),
+            nv.cast(pl.Int64).alias("nv"),
+        ).with_columns((pl.col("nv").cum_sum() - pl.col("nv")).alias("val_base"))
+        long = (
+            r.select("row", "cfg", "prefix", "keypos", "shift", "toks", "tok_base", "byte_base",
+                     "val_base", text.str.extract_all(r" *[^ ]+").alias("pieces"))
+            .explode("toks", "pieces")
+            .with_columns(
+                (pl.int_range(pl.len(), dtype=pl.Int64) - pl.col("tok_base")).alias("j"),
+                (pl.col("pieces").str.len_bytes().cast(pl.Int64).cum_sum()
+                 - pl.col("byte_base")).alias("end"),
+            )
+        )  # fmt: skip
+        value = (
+            (pl.col("j") >= pl.col("prefix"))
+            & ~tok.str.contains(_RX_WORD)
+            & (pl.col("keypos").is_null() | (pl.col("j") != pl.col("keypos")))
+        )
+        end = pl.col("end").cast(pl.Float64)
+        v = long.filter(value).select(
+            "row", "cfg", pl.col("toks").alias("tok"),
+            (pl.int_range(pl.len(), dtype=pl.Int64) - pl.col("val_base")).alias("ord"),
+            (end - tok.str.len_bytes().cast(pl.Float64) / 2 + pl.col("shift")).alias("center"),
+        )  # fmt: skip
+        return r, v
+
+    def _place(self, r: pl.DataFrame, v: pl.DataFrame) -> tuple[pl.DataFrame, pl.Series]:
+        """Each value's slot (in order when a row has all, else by nearest column, computed once
+        per distinct pattern) and what the slot is; (values, the rows with more values than
+        slots)."""
+        slots = pl.concat(self.slot_frames)
+        counts = (
+            r.select("row", "cfg", "nv")
+            .join(slots.group_by("cfg").agg(pl.len().alias("ns")), on="cfg", how="left")
+            .with_columns(pl.col("ns").fill_null(0))
+        )
+        too_many = counts.filter(pl.col("nv") > pl.col("ns"))["row"]
+        partial = counts.filter(pl.col("nv") < pl.col("ns"))["row"]
+        v = v.filter(~pl.col("row").is_in(too_many.implode()))
+        if partial.len():
+            part = (
+                v.filter(pl.col("row").is_in(partial.implode()))
+                .group_by("row", maintain_order=True)
+                .agg(pl.col("cfg").first(), pl.col("center"))
+                .with_columns(
+                    pl.concat_str(
+                        pl.col("cfg").cast(pl.Utf8),
+                        pl.col("center").list.eval(pl.element().cast(pl.Utf8)).list.join(","),
+                        separator=":",
+                    ).alias("key")
+                )
+            )  # fmt: skip
+            keys, placed = [], []
+            for key, cfg, centers in part.unique("key").select("key", "cfg", "center").iter_rows():
+                keys.append(key)
+                placed.append(_nearest(centers, self.slot_centers[cfg]))
+            at = pl.DataFrame(
+                {"key": keys, "slot": placed}, schema={"key": pl.Utf8, "slot": pl.List(pl.Int64)}
+            )
+            at = (
+                part.select("row", "key").join(at, on="key").select("row", "slot")
+                .explode("slot").with_columns(pl.int_range(pl.len()).over("row").alias("ord"))
+            )  # fmt: skip
+            v = v.join(at, on=["row", "ord"], how="left", maintain_order="left")
+            v = v.with_columns(pl.coalesce("slot", "ord").alias("slot"))
+        else:
+            v = v.with_columns(pl.col("ord").alias("slot"))
+        v = v.join(slots, on=["cfg", "slot"], how="left", maintain_order="left").join(
+            r.select("row", "function"), on="row", how="left", maintain_order="left"
+        )
+        return v, too_many
+
+    def _land(self, r: pl.DataFrame, v: pl.DataFrame) -> pl.DataFrame:
+        """One landed row per row, function and scope of the placed values (``_emit``)."""
+        metric = pl.col("metric")
+        keys = (
+            v.filter(metric == "key")
+            .group_by("row")
+            .agg(pl.col("tok").cast(pl.Int64).last().alias("key_slot"))
+        )
+        v = v.filter(metric != "key").with_columns(
+            pl.when(pl.col("s_card")).then(None)
+            .otherwise(pl.coalesce("s_fn", "function")).alias("fn"),
+            pl.when(pl.col("tok").str.contains(_RX_NUM))
+            .then(pl.col("tok").cast(pl.Float64, strict=False)).alias("value"),
+        )  # fmt: skip
+        groups = v.group_by("row", "fn", "scope", maintain_order=True).agg(
+            pl.col("ord").min().alias("_g"),
+            *[pl.col("value").filter(metric == m).last().alias(m) for m in _METRICS],
+        )
+        empty = pl.all_horizontal([pl.col(m).is_null() for m in _METRICS])
+        if n := groups.select(empty.sum()).item():
+            self.ctx.skip("crypto scope with no values", n)
+        groups = groups.filter(~empty)
+        rows = r.select("row", "line", "section", "ct", "cid", "key_fn", *IDENT_COLUMNS)
+        rows = rows.join(keys, on="row", how="left").with_columns(
+            pl.coalesce("key_slot", "key_fn").alias("key_bits")
+        )
+        schema = TABLE.polars_schema()
+        landed = groups.join(rows, on="row", how="left", maintain_order="left").select(
+            *[pl.col(c).cast(schema[c]) for c in IDENT_COLUMNS],
+            pl.col("line").cast(schema["source_line"]).alias("source_line"),
+            pl.col("section").cast(schema["section"]),
+            pl.col("ct").cast(schema["card_type"]).alias("card_type"),
+            pl.col("cid").cast(schema["card_id"]).alias("card_id"),
+            pl.col("fn").cast(schema["function"]).alias("function"),
+            pl.when(pl.col("fn").is_not_null()).then(pl.col("key_bits"))
+            .cast(schema["key_size_bits"]).alias("key_size_bits"),
+            pl.col("scope").cast(schema["scope"]),
+            *[pl.col(m).cast(schema[m]) for m in _METRICS],
+            pl.col("_g").cast(pl.Int64),
+        )  # fmt: skip
+        return landed
+
+    def _slow(self, r: pl.DataFrame) -> tuple[pl.DataFrame | None, tuple | None]:
+        """Rows read one by one by ``_data_row`` with the card state they would have had;
+        (landed rows or None, the first error as (line, error) or None)."""
+        rows, late = Rows(), None
+        self.stats["one_by_one"] += r.height
+        for k, line, text, ct, cid, has in r.select(
+            "seg", "line", "text", "prev_ct", "prev_cid", "prev_has"
+        ).iter_rows():
+            sg = self.segments[k]
+            sec = sg.section
+            sec.card_type, sec.card_id, sec.has_card = ct, cid, has
+            try:
+                if not _data_row(sec, self.ctx, line, text, sg.ident, rows):
+                    self.ctx.unknown("crypto line in a section")
+            except InputError as err:
+                late = (line, err)
+                break
+        if not rows.rows:
+            return None, late
+        df = rows.take()
+        return df.with_columns(pl.int_range(pl.len()).over("source_line").alias("_g")), late
+
+
+def parse(ctx: ParseContext) -> Iterator[Batch]:
+    """A report in bulk (:func:`parse_bulk`) from ``BULK_MIN_BYTES`` on, else one line at a time
+    (:func:`parse_by_line`): the same rows, errors and counts (tests), but the bulk parse costs
+    about 35 ms whatever the size, which a small report does not repay (bench/RESULTS.md)."""
+    if ctx.size is not None and ctx.size < BULK_MIN_BYTES:
+        return parse_by_line(ctx)
+    return parse_bulk(ctx)
+
+
+def parse_bulk(
+    ctx: ParseContext, chunk_bytes: int = _rmf.FRAME_BYTES, stats: dict | None = None
+) -> Iterator[Batch]:
+    """The report a ReportFrames chunk at a time (see the comment above ``_facts``);
+    ``stats["one_by_one"]`` counts the data rows read by ``_data_row``."""
+    chunks = _Chunks(ctx)
+    chunks.stats = stats if stats is not None else {}
+    chunks.stats.setdefault("one_by_one", 0)
+    frames = _rmf.ReportFrames(ctx, _rmf.CRYPTO_TITLE, chunk_bytes)
+    pending: list[pl.DataFrame] = []
+    held = 0
+    for df in frames:
+        rows, error = chunks.chunk(df, frames.intervals)
+        if error is not None:
+            raise error[1]
+        if rows is not None:
+            pending.append(rows)
+            held += rows.height
+        if held >= BATCH_ROWS:
+            yield TABLE.name, pl.concat(pending)
+            pending, held = [], 0
+    chunks.reader.close(at_eof=True)
+    if frames.reports == 0:
+        what = frames.found("no RMF report title")
+        raise ctx.error(f"no CRYPTO HARDWARE ACTIVITY report in file (found: {what})", line=1)
+    if pending:
+        yield TABLE.name, pl.concat(pending)
 
 
 PARSER = Parser(
