@@ -23,12 +23,12 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, datetime
+from functools import lru_cache
 from typing import Any
-
-import yaml
 
 from mqcap.errors import InputError
 from mqcap.parsers import _clock
+from mqcap.parsers._lazy import lazy_module
 from mqcap.parsers.base import (
     TEXT_LINEAGE,
     Batch,
@@ -38,6 +38,8 @@ from mqcap.parsers.base import (
     open_input,
     read_text_upto,
 )
+
+yaml = lazy_module("yaml", __name__, "yaml")
 
 MANIFEST_NAMES = ("run.yaml", "run.yml")
 # A manifest is a page of YAML; these bounds keep a hostile one cheap to refuse.
@@ -151,11 +153,20 @@ def _line(mark: yaml.Mark) -> int:
     return mark.buffer.count("\n", 0, mark.index) + 1
 
 
-class _LineLoader(yaml.SafeLoader):
-    """SafeLoader that remembers the line of every mapping key (1-based)."""
+@lru_cache(maxsize=1)
+def _line_loader() -> type:
+    """A SafeLoader that remembers the line of every mapping key (1-based). Made on first use:
+    PyYAML compiles its resolver's patterns as it is imported (about 0.1 s), and a run that
+    settles every manifest from its stat reads no YAML."""
+
+    class _LineLoader(yaml.SafeLoader):
+        pass
+
+    _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+    return _LineLoader
 
 
-def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict:
+def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict:
     mapping = {}
     lines = {}
     for key_node, value_node in node.value:
@@ -174,9 +185,6 @@ class _Mapping(dict):
         super().__init__(data)
         self.lines = lines
         self.line = line
-
-
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
 class _Checker:
@@ -529,7 +537,7 @@ def read_yaml(ctx: ParseContext, what: str) -> object:
 
 def _load_yaml(text: str, ctx: ParseContext) -> object:
     """``yaml.load`` with the alias expansion checked between composing and constructing."""
-    loader = _LineLoader(text)  # SafeLoader subclass: no arbitrary objects
+    loader = _line_loader()(text)  # SafeLoader subclass: no arbitrary objects
     try:
         node = loader.get_single_node()
         if node is None:
