@@ -1067,7 +1067,7 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
     """A report in bulk (:func:`parse_bulk`) from ``BULK_MIN_BYTES`` on, else one line at a time
     (:func:`parse_by_line`): the same rows, errors and counts (tests), but the bulk parse costs
     about 35 ms whatever the size, which a small report does not repay (bench/RESULTS.md)."""
-    if ctx.size is not None and ctx.size < BULK_MIN_BYTES:
+    if ctx.size < BULK_MIN_BYTES:  # (0: not known, a part of a file say)
         return parse_by_line(ctx)
     return parse_bulk(ctx)
 
