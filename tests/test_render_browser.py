@@ -91,3 +91,49 @@ def test_charts_drawn_from_the_same_rows_share_them_in_the_page(
     titles = [" ".join(c.texts) for c in finder.charts]
     assert "Window" in titles[0] and "Trip time" in titles[1] and "Rate" in titles[2]
     assert run.console == []
+
+
+def test_a_table_of_long_point_labels_fits_the_page(tmp_path: Path) -> None:
+    """The 1,012-run attls page's "Significant changes" table ran 50 px past a 1,300-px window:
+    its point labels hold words such as "cipher=TLS_CHACHA20_POLY1305_SHA256;" that did not
+    break. A cell with a word of over 30 characters is marked "long" and the report's stylesheet
+    lets that word break where it must; the same table fits, and without the rule it does not
+    (the probe sees it)."""
+    import polars as pl
+
+    from mqcap.render.display import table
+    from mqcap.render.pandoc import package_file
+
+    from browser_support import past_right_edge
+
+    label = (
+        "request_reply, 1048576 B, nonpersistent, 1 threads [cipher=TLS_CHACHA20_POLY1305_SHA256;"
+        "cipher_kind=software;tls_version=1.3;key_exchange=X25519MLKEM768_hybrid_group]"
+    )
+    frame = pl.DataFrame(
+        {
+            "configuration": ["MQ + AT-TLS_with_a_long_configuration_name"] * 3,
+            "point": [label.replace("1048576", str(n)) for n in (1048576, 65536, 32768)],
+            "measure": ["cpu_us_per_txn_of_the_channel_initiator_address_space"] * 3,
+            "subject": ["TCPIP_STACK_OF_THE_LPAR_UNDER_TEST"] * 3,
+            "change_pct": [5015.38, 4538.89, 4190.0],
+            "interval": ["[+5015.38%, +5015.38%]"] * 3,
+        }
+    )
+    html = table(frame, caption="Table 6: Significant changes.").data["text/html"]
+    css = package_file("report.css").read_text(encoding="utf-8")
+    page = tmp_path / "table.html"
+    assert html.count('<td class="long">') == 12  # 3 rows x 4 text columns with such words
+    rule = ".mqcap-table td.long { overflow-wrap: anywhere; }"
+    assert rule in css
+    for name, style in (("with", css), ("without", css.replace(rule, ""))):
+        page.write_text(
+            f"<!DOCTYPE html><html><head><style>{style}</style></head><body>"
+            f"<section>{html}</section></body></html>",
+            encoding="utf-8",
+        )
+        past = past_right_edge(page, tmp_path / name)
+        if name == "with":
+            assert past == []
+        else:
+            assert past and all("Significant changes" in p for p in past), past

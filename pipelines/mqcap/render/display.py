@@ -462,6 +462,10 @@ def _columns_and_rows(df: Any) -> tuple[list[str], list[tuple]]:
     raise TypeError(f"table() needs a pandas or polars DataFrame, not {type(df).__name__}")
 
 
+# A text cell with a word longer than this is marked "long" (report.css: it may break).
+LONG_WORD = 30
+
+
 def table(
     df: Any,
     *,
@@ -499,9 +503,15 @@ def table(
 
     def td(tag: str, text: str, num: bool) -> str:
         # A number never wraps; a right-aligned text with spaces ("0.0071 (0.0070 – 0.0073)")
-        # may, so a wide table still fits the page.
+        # may, so a wide table still fits the page. A text cell with a word of over 30
+        # characters is "long": report.css lets that word break (see LONG_WORD).
         klass = "num wrap" if tag == "td" and " " in text.strip() else "num"
-        attrs = f' class="{klass}" style="text-align: right"' if num else ""
+        if num:
+            attrs = f' class="{klass}" style="text-align: right"'
+        elif tag == "td" and max(map(len, text.split()), default=0) > LONG_WORD:
+            attrs = ' class="long"'
+        else:
+            attrs = ""
         return f"<{tag}{attrs}>{escape_html(text)}</{tag}>"
 
     head = "".join(td("th", h, n) for h, n in zip(headers, numeric, strict=True))
