@@ -15,6 +15,10 @@ with a function name (or, in the V2R2 accelerator, a key size) continues the car
 copied from PDF lost the leading blanks of those rows: values are placed by their position
 relative to the first token, so the fixed-column original and the PDF text parse the same.
 
+Reports of ``BULK_MIN_BYTES`` (512 KB) or more are read a few MB of lines at a time, their data
+rows in bulk (:func:`parse_bulk`); smaller ones one line at a time (:func:`parse_by_line`, the
+reference the bulk parse is tested against): the same rows, errors and counts.
+
 Example row (V2R2, S35)::
 
     CEX5C   0   1882    0.206    38.8     0.25
