@@ -502,7 +502,6 @@ def parse_by_line(ctx: ParseContext) -> Iterator[Batch]:
 # (non-ASCII text, a value that is not a plain number, a row that raises) goes through
 # ``_data_row`` with the state it would have had. An error is the first one in line order.
 
-_TOK = r"[^\s\x1c-\x1f]+"
 _CANDIDATE = r"^[\s\x1c-\x1f]*(?:-|TYPE)"
 _ASCII = r"^[\x20-\x7e]*$"
 _RX_CARD = r"^[A-Z][A-Z0-9]{2,7}$"
