@@ -11,8 +11,21 @@ SPARK_STAMP := $(VENV)/.mqcap-spark-installed
 
 .PHONY: venv dev spark demo test coverage lint unit browser bench lock docs clean
 
-# Runtime only (requirements.lock): what `mqcap` needs to run.
-venv: $(STAMP)
+# Runtime only (requirements.lock): what `mqcap` needs to run, and the compiled parsers.
+venv: $(STAMP) $(NATIVE_LIB)
+
+# mqcap's compiled parsers (native/: Rust without dependencies, so built offline, about 2 s),
+# loaded by mqcap/parsers/_native.py. Without cargo mqcap parses everything in Python (the same
+# rows, slower; tests/test_native.py then fails, saying so). A build error stops make.
+CARGO ?= $(shell command -v cargo 2>/dev/null || echo $(HOME)/.cargo/bin/cargo)
+NATIVE_LIB := pipelines/mqcap/_lib/libmqcap_native.so
+
+$(NATIVE_LIB): native/Cargo.toml $(wildcard native/src/*.rs)
+	@if test -x "$(CARGO)"; then \
+	  echo "building mqcap's compiled parsers (native/: cargo build --release --offline)"; \
+	  $(CARGO) build --quiet --release --offline --manifest-path native/Cargo.toml \
+	    && mkdir -p $(@D) && cp native/target/release/libmqcap_native.so $@; \
+	else echo "cargo not found: mqcap parses in Python (no compiled parsers)"; fi
 
 # The locked wheels go in with uv (parallel downloads and unpacking: about 10 s for the runtime
 # and test locks here, against pip's 60 s), itself pinned and kept apart from the
@@ -41,7 +54,7 @@ $(STAMP): requirements.lock pyproject.toml | $(UV)
 	@touch $(STAMP)
 
 # Test and lint tools on top (requirements-dev.lock); coverage tooling goes there too.
-dev: $(DEV_STAMP)
+dev: $(DEV_STAMP) $(NATIVE_LIB)
 
 $(DEV_STAMP): $(STAMP) requirements-dev.lock
 	@echo "installing the test and lint tools ($$(grep -c '==' requirements-dev.lock) packages, requirements-dev.lock)"
@@ -71,6 +84,10 @@ lint: dev
 	$(BIN)/ruff check pipelines tests bench
 	$(BIN)/ruff format --check pipelines tests bench
 	$(BIN)/sqlfluff lint models --disable-progress-bar --processes 2
+	@if test -x "$(CARGO)" && $(CARGO) clippy --version >/dev/null 2>&1; then \
+	  $(CARGO) fmt --manifest-path native/Cargo.toml --check \
+	  && $(CARGO) clippy --quiet --release --offline --manifest-path native/Cargo.toml -- -D warnings; \
+	else echo "cargo clippy not found: native/ not linted"; fi
 
 # The browser tests open the reports in headless Chromium (Debian's package).
 browser:

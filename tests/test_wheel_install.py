@@ -166,6 +166,9 @@ def installed(tmp_path_factory) -> Path:
     for entry in SHIPPED:
         assert any(n.startswith(f"mqcap/project/{entry}") for n in names), entry
     assert not any(re.search(r"/(_output|\.quarto|target|logs)/", n) for n in names)
+    # the compiled parsers, built from native/ by the wheel build: a platform wheel
+    assert "mqcap/_lib/libmqcap_native.so" in names
+    assert "-py3-none-any" not in wheel.name, wheel.name
     venv = root / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
@@ -266,6 +269,21 @@ def user_folder(installed, tmp_path):
     yield tmp_path
     assert _package_state(installed) == package
     assert sorted(_checkout_state() - checkout) == []
+
+
+@pytest.mark.slow
+@pytest.mark.ci
+def test_installed_mqcap_loads_its_compiled_parsers(installed, user_folder):
+    code = "from mqcap.parsers import _native; print(_native.library() is not None)"
+    done = subprocess.run(
+        [str(installed / "python"), "-c", code],
+        cwd=user_folder,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.strip() == "True"
 
 
 @pytest.mark.e2e

@@ -44,10 +44,11 @@ import re
 from collections.abc import Iterator
 from datetime import date, datetime, time, timedelta
 
+from mqcap.parsers import _native
 from mqcap.parsers._kv import parse_clock, parse_jes_date, parse_stamp_line
 from mqcap.parsers._lazy import lazy_module
 from mqcap.parsers._lines import line_series, owner_column, texts
-from mqcap.parsers.base import TEXT_LINEAGE, Batch, ParseContext, Parser, Table
+from mqcap.parsers.base import TEXT_LINEAGE, Batch, ParseContext, Parser, Table, text_chunks
 
 pl = lazy_module("polars", __name__, "pl")
 
@@ -97,6 +98,9 @@ _NOT_ATTR_RE = r"^(?:CHANNEL\(|CHSTATUS\(|DIS|MQ|[^\s(]*>\s)"
 _AFTER_PROMPT = ("AMQ84", "CSQM", "CSQ9", "DIS ", "DISPLAY ", "dis ", "display ")
 _NAME_CHARS = set("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@#$")
 _BATCH_LINES = 200_000
+_BATCH_SNAPSHOTS = 10_000
+# Chunks of whole lines each parse step reads (both parsers: their batches end at the same lines).
+CHUNK_BYTES = 4 * 1024 * 1024
 
 
 def _v_schema() -> dict:
@@ -683,11 +687,21 @@ def _qmgr(word: str) -> str | None:
 
 
 def parse(ctx: ParseContext) -> Iterator[Batch]:
+    """The compiled parser (``native/src/chstatus.rs``) for a plain-text file when it is built,
+    else :func:`parse_python`: the same rows, counters, errors and batches."""
+    lib = _native.library()
+    if lib is not None and _native.file_is_plain(lib, ctx.path):
+        yield from parse_native(ctx, lib)
+    else:
+        yield from parse_python(ctx)
+
+
+def parse_python(ctx: ParseContext) -> Iterator[Batch]:
     p = _Parser(ctx)
-    for first, lines, _ in line_series(ctx):
+    for first, lines, _ in line_series(ctx, CHUNK_BYTES):
         p.feed(first, lines)
         pending = sum(f.height for f in p.v_frames) + len(p.v_line)
-        if pending >= _BATCH_LINES or len(p.snap_rows) >= 10_000:
+        if pending >= _BATCH_LINES or len(p.snap_rows) >= _BATCH_SNAPSHOTS:
             yield from p.take(final=False)
     if p.blk is not None and p.blk.zos:
         raise ctx.error(
@@ -699,6 +713,111 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
     if p.n_seen_blocks == 0 and p.n_snap == 0:
         raise ctx.error("no DISPLAY CHSTATUS block found", line=1)
     yield from p.take(final=True)
+
+
+# The compiled parser's counters, in its order (native/src/chstatus.rs U_* and S_*).
+_NATIVE_COUNTERS = (
+    ("unknown", "chstatus: text outside a block"),
+    ("unknown", "chstatus: unparsable attribute line"),
+    ("unknown", "PCF dump line"),
+    ("unknown", "chstatus: unknown line in a z/OS block"),
+    ("skip", "runmqsc trailer"),
+    ("skip", "runmqsc banner"),
+    ("skip", "command echo"),
+    ("skip", "z/OS completion message"),
+)
+
+
+def parse_native(ctx: ParseContext, lib) -> Iterator[Batch]:
+    """:func:`parse_python`'s batches from the compiled parser, chunk by chunk."""
+    import ctypes
+
+    h = lib.mqn_chs_new()
+
+    def check(rc: int) -> None:
+        _native_counters(ctx, lib, h)
+        if rc == 1:
+            msg, n, line = ctypes.c_void_p(), ctypes.c_size_t(), ctypes.c_int64()
+            lib.mqn_chs_error(h, ctypes.byref(msg), ctypes.byref(n), ctypes.byref(line))
+            raise ctx.error(ctypes.string_at(msg.value, n.value).decode(), line=line.value)
+        if rc == 3:
+            raise ctx.error("the file changed while it was read (no longer plain text)")
+        if rc:
+            raise _native.NativeBug(f"{ctx.source_file}: the compiled CHSTATUS parser failed")
+
+    try:
+        lines, snaps = ctypes.c_int64(), ctypes.c_int64()
+        for first, data in text_chunks(ctx, CHUNK_BYTES):
+            check(lib.mqn_chs_feed(h, data, len(data), first))
+            lib.mqn_chs_pending(h, ctypes.byref(lines), ctypes.byref(snaps))
+            if lines.value >= _BATCH_LINES or snaps.value >= _BATCH_SNAPSHOTS:
+                yield from _native_take(ctx, lib, h, final=False)
+        check(lib.mqn_chs_finish(h))
+        yield from _native_take(ctx, lib, h, final=True)
+    finally:
+        lib.mqn_chs_free(h)
+
+
+def _native_counters(ctx: ParseContext, lib, h: int) -> None:
+    """The unknown and skipped lines the compiled parser counted since the last call."""
+    import ctypes
+
+    counts = (ctypes.c_int64 * len(_NATIVE_COUNTERS))()
+    lib.mqn_chs_counters(h, counts)
+    for (kind, what), n in zip(_NATIVE_COUNTERS, counts, strict=True):
+        if n:
+            (ctx.unknown if kind == "unknown" else ctx.skip)(what, n)
+
+
+def _native_take(ctx: ParseContext, lib, h: int, final: bool) -> Iterator[Batch]:
+    import ctypes
+
+    pa = _native.pa
+    rows, snaps, lines = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int64()
+    ptr = lib.mqn_chs_take(
+        h, int(final), ctypes.byref(rows), ctypes.byref(snaps), ctypes.byref(lines)
+    )
+    if not ptr:
+        raise _native.NativeBug(f"{ctx.source_file}: the compiled CHSTATUS parser failed")
+    _native_counters(ctx, lib, h)  # the unparsable attribute lines taken now
+    b = _native.Batch(lib, ptr)
+    n, k = rows.value, snaps.value
+    if k:
+        yield (
+            SNAPSHOT.name,
+            pl.from_arrow(
+                pa.table(
+                    {
+                        "source_file": pa.array([ctx.source_file] * k, pa.large_utf8()),
+                        "source_line": b.ints(20, k),
+                        "snapshot_no": b.ints(21, k),
+                        "snapshot_time": b.ints(22, k, pa.timestamp("us"), valid=23),
+                        "snapshot_clock": b.ints(24, k, pa.time64("us"), valid=25),
+                        "time_line": b.ints(26, k, valid=27),
+                        "qmgr": b.strings(28, k),
+                        "form": b.strings(31, k),
+                        "channel_count": b.ints(34, k),
+                        "expected_count": b.ints(35, k, valid=36),
+                    }
+                )
+            ),
+        )
+    if n or lines.value:  # Python yields a frame, even an empty one, for any attribute line
+        df = pl.from_arrow(
+            pa.table(
+                {
+                    "source_line": b.ints(0, n),
+                    "block_no": b.ints(1, n),
+                    "pair_no": b.ints(2, n, pa.int32()),
+                    "key": b.strings(3, n),
+                    "value": b.strings(6, n),
+                    "snapshot_no": b.ints(9, n, valid=10),
+                    "snapshot_time": b.ints(11, n, pa.timestamp("us"), valid=12),
+                    "channel": b.strings(13, n),
+                }
+            )
+        )
+        yield ATTR.name, df.with_columns(source_file=pl.lit(ctx.source_file))
 
 
 PARSER = Parser(

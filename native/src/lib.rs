@@ -1,0 +1,321 @@
+//! mqcap's compiled parsers, loaded by `mqcap/parsers/_native.py` with ctypes (a C ABI, no
+//! Python headers, no dependencies: `cargo build --release --offline`). Every entry point
+//! catches a panic and reports it as status 2, so a bug here is an error in Python, never a
+//! crash of the process. Python parses every file itself when the library is missing, when
+//! `MQCAP_NATIVE=0`, or when a file is not plain text (printable ASCII, tab, CR, LF).
+
+// The entry points take raw pointers from ctypes, which passes valid ones (`_native.py`).
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
+
+pub mod chstatus;
+pub mod stamps;
+pub mod text;
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Bumped with any change of the functions below; Python refuses another version.
+pub const ABI_VERSION: u32 = 1;
+
+#[no_mangle]
+pub extern "C" fn mqn_abi_version() -> u32 {
+    ABI_VERSION
+}
+
+#[inline]
+fn plain_byte(c: u8) -> bool {
+    (0x20..0x7f).contains(&c) || c == b'\n' || c == b'\r' || c == b'\t'
+}
+
+/// Whether bytes are plain text: printable ASCII, tab, CR, LF.
+pub fn is_plain(data: &[u8]) -> bool {
+    // in blocks, so that the compiler vectorises the test
+    data.chunks(4096)
+        .all(|b| b.iter().fold(true, |acc, &c| acc & plain_byte(c)))
+}
+
+/// 1 when `len` bytes at `ptr` are plain text, 0 when not.
+#[no_mangle]
+pub extern "C" fn mqn_plain(ptr: *const u8, len: usize) -> i32 {
+    let data = unsafe { slice(ptr, len) };
+    catch_unwind(|| is_plain(data) as i32).unwrap_or(2)
+}
+
+/// 1 when the file at `path` (UTF-8 bytes) is plain text after an optional UTF-8 byte-order
+/// mark, 0 when not, -1 when it cannot be read (Python then reads it and says why).
+#[no_mangle]
+pub extern "C" fn mqn_file_plain(path: *const u8, len: usize) -> i32 {
+    use std::io::Read;
+    let p = unsafe { slice(path, len) };
+    catch_unwind(|| {
+        let Ok(name) = std::str::from_utf8(p) else {
+            return -1;
+        };
+        let Ok(mut f) = std::fs::File::open(name) else {
+            return -1;
+        };
+        let mut buf = vec![0u8; 1 << 20];
+        let mut first = true;
+        loop {
+            let n = match f.read(&mut buf) {
+                Ok(0) => return 1,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => return -1,
+            };
+            let mut block = &buf[..n];
+            if first {
+                first = false;
+                // a BOM split over two reads is not plain: Python decides then
+                if block.starts_with(b"\xef\xbb\xbf") {
+                    block = &block[3..];
+                }
+            }
+            if !is_plain(block) {
+                return 0;
+            }
+        }
+    })
+    .unwrap_or(2)
+}
+
+unsafe fn slice<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
+    if len == 0 || ptr.is_null() {
+        &[]
+    } else {
+        std::slice::from_raw_parts(ptr, len)
+    }
+}
+
+// -- CHSTATUS ------------------------------------------------------------------------------
+
+pub struct ChsHandle {
+    parser: chstatus::Parser,
+    error: Option<(String, i64)>,
+}
+
+/// The buffers of one take, owned by Python until it frees them (`mqn_batch_free`): pointers
+/// into the columns themselves, no copy.
+pub struct Batch {
+    // owned here: `bufs` points into them
+    #[allow(dead_code)]
+    out: chstatus::Out,
+    #[allow(dead_code)]
+    maps: Vec<Vec<u8>>,
+    bufs: Vec<(*const u8, usize)>,
+}
+
+#[no_mangle]
+pub extern "C" fn mqn_chs_new() -> *mut ChsHandle {
+    Box::into_raw(Box::new(ChsHandle {
+        parser: chstatus::Parser::new(),
+        error: None,
+    }))
+}
+
+#[no_mangle]
+pub extern "C" fn mqn_chs_free(h: *mut ChsHandle) {
+    if !h.is_null() {
+        unsafe { drop(Box::from_raw(h)) };
+    }
+}
+
+fn status(r: Result<chstatus::Res, Box<dyn std::any::Any + Send>>, h: &mut ChsHandle) -> i32 {
+    match r {
+        Ok(Ok(())) => 0,
+        Ok(Err(e)) => {
+            h.error = Some(e);
+            1
+        }
+        Err(_) => 2,
+    }
+}
+
+/// Parse one chunk of whole lines (`first`: its first line's number). 0 ok, 1 an input error
+/// (`mqn_chs_error`), 2 a panic, 3 the chunk is not plain text.
+#[no_mangle]
+pub extern "C" fn mqn_chs_feed(h: *mut ChsHandle, ptr: *const u8, len: usize, first: i64) -> i32 {
+    let h = unsafe { &mut *h };
+    let data = unsafe { slice(ptr, len) };
+    if !is_plain(data) {
+        return 3;
+    }
+    let r = catch_unwind(AssertUnwindSafe(|| h.parser.feed(data, first)));
+    status(r, h)
+}
+
+/// The end-of-file checks. 0 ok, 1 an input error, 2 a panic.
+#[no_mangle]
+pub extern "C" fn mqn_chs_finish(h: *mut ChsHandle) -> i32 {
+    let h = unsafe { &mut *h };
+    let r = catch_unwind(AssertUnwindSafe(|| h.parser.finish()));
+    status(r, h)
+}
+
+/// The error of the last call that returned 1: its message (UTF-8) and line.
+#[no_mangle]
+pub extern "C" fn mqn_chs_error(
+    h: *mut ChsHandle,
+    msg: *mut *const u8,
+    len: *mut usize,
+    line: *mut i64,
+) {
+    let h = unsafe { &mut *h };
+    if let Some((m, l)) = &h.error {
+        unsafe {
+            *msg = m.as_ptr();
+            *len = m.len();
+            *line = *l;
+        }
+    }
+}
+
+/// Vector lines pending and snapshot rows pending (what decides a batch).
+#[no_mangle]
+pub extern "C" fn mqn_chs_pending(h: *mut ChsHandle, lines: *mut i64, snaps: *mut i64) {
+    let h = unsafe { &mut *h };
+    let (a, b) = h.parser.pending();
+    unsafe {
+        *lines = a;
+        *snaps = b;
+    }
+}
+
+/// The counters (unknown and skipped lines, `chstatus::U_*`/`S_*`) since the last call, into
+/// `out[0..N_COUNTERS]`; they are reset.
+#[no_mangle]
+pub extern "C" fn mqn_chs_counters(h: *mut ChsHandle, out: *mut i64) {
+    let h = unsafe { &mut *h };
+    for (k, v) in h.parser.counters.iter_mut().enumerate() {
+        unsafe { *out.add(k) = *v };
+        *v = 0;
+    }
+}
+
+fn raw<T>(v: &[T]) -> (*const u8, usize) {
+    (v.as_ptr() as *const u8, std::mem::size_of_val(v))
+}
+
+fn bitmap(v: &[bool]) -> Vec<u8> {
+    let mut out = vec![0u8; v.len().div_ceil(8)];
+    for (i, &b) in v.iter().enumerate() {
+        if b {
+            out[i >> 3] |= 1 << (i & 7);
+        }
+    }
+    out
+}
+
+fn opt_split(v: &[Option<i64>]) -> (Vec<i64>, Vec<bool>) {
+    (
+        v.iter().map(|x| x.unwrap_or(0)).collect(),
+        v.iter().map(|x| x.is_some()).collect(),
+    )
+}
+
+/// Take a batch (`final_`: the last one): a `Batch` to read with `mqn_batch_buf` and free with
+/// `mqn_batch_free`, or null on a panic. `rows` and `snaps` get the numbers of attribute and
+/// snapshot rows, `lines` the number of vector lines taken (rows or not). Buffers: 0 source_line, 1 block_no, 2 pair_no (i32), 3-5 key (i64 offsets,
+/// bytes, validity bitmap), 6-8 value, 9-10 snapshot_no (values, validity), 11-12
+/// snapshot_time (microseconds), 13-15 channel; the snapshots: 20 source_line, 21 snapshot_no,
+/// 22-23 snapshot_time, 24-25 snapshot_clock (microseconds of the day), 26-27 time_line, 28-30
+/// qmgr, 31-33 form, 34 channel_count, 35-36 expected_count.
+#[no_mangle]
+pub extern "C" fn mqn_chs_take(
+    h: *mut ChsHandle,
+    final_: i32,
+    rows: *mut i64,
+    snaps: *mut i64,
+    lines: *mut i64,
+) -> *mut Batch {
+    let h = unsafe { &mut *h };
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let out = h.parser.take(final_ != 0);
+        let (st, stv) = opt_split(&out.s_time);
+        let (sc, scv) = opt_split(&out.s_clock);
+        let (tl, tlv) = opt_split(&out.s_time_line);
+        let (ex, exv) = opt_split(&out.s_expected);
+        let mut maps: Vec<Vec<u8>> = Vec::new();
+        let keep = |v: Vec<u8>, maps: &mut Vec<Vec<u8>>| -> (*const u8, usize) {
+            maps.push(v);
+            let last = maps.last().unwrap();
+            (last.as_ptr(), last.len())
+        };
+        let mut bufs: Vec<(*const u8, usize)> = vec![(std::ptr::null(), 0); 37];
+        let o = &out;
+        bufs[0] = raw(&o.rows.line);
+        bufs[1] = raw(&o.rows.block);
+        bufs[2] = raw(&o.rows.pair);
+        for (base, col) in [
+            (3usize, &o.rows.key),
+            (6, &o.rows.value),
+            (13, &o.channel),
+            (28, &o.s_qmgr),
+            (31, &o.s_form),
+        ] {
+            bufs[base] = raw(&col.offsets);
+            bufs[base + 1] = raw(&col.data);
+            bufs[base + 2] = keep(bitmap(&col.valid), &mut maps);
+        }
+        bufs[9] = raw(&o.snapshot_no);
+        bufs[10] = keep(bitmap(&o.snapshot_no_valid), &mut maps);
+        bufs[11] = raw(&o.snapshot_time);
+        bufs[12] = keep(bitmap(&o.snapshot_time_valid), &mut maps);
+        bufs[20] = raw(&o.s_line);
+        bufs[21] = raw(&o.s_no);
+        bufs[34] = raw(&o.s_count);
+        for (idx, (vals, valid)) in [
+            (22usize, (st, stv)),
+            (24, (sc, scv)),
+            (26, (tl, tlv)),
+            (35, (ex, exv)),
+        ] {
+            bufs[idx] = keep(bytes_of(&vals), &mut maps);
+            bufs[idx + 1] = keep(bitmap(&valid), &mut maps);
+        }
+        let (nr, ns, nl) = (o.rows.len() as i64, o.s_line.len() as i64, o.lines_taken);
+        // Vec<Vec<u8>> pushes move the outer vector's items, never their heap buffers: the
+        // pointers taken above stay valid.
+        (
+            Box::into_raw(Box::new(Batch { out, maps, bufs })),
+            nr,
+            ns,
+            nl,
+        )
+    }));
+    match r {
+        Ok((b, nr, ns, nl)) => {
+            unsafe {
+                *rows = nr;
+                *snaps = ns;
+                *lines = nl;
+            }
+            b
+        }
+        Err(_) => std::ptr::null_mut(),
+    }
+}
+
+fn bytes_of<T: Copy>(v: &[T]) -> Vec<u8> {
+    let n = std::mem::size_of_val(v);
+    let mut out = vec![0u8; n];
+    unsafe { std::ptr::copy_nonoverlapping(v.as_ptr() as *const u8, out.as_mut_ptr(), n) };
+    out
+}
+
+/// Buffer `idx` of a batch: its address and length in bytes (valid until `mqn_batch_free`).
+#[no_mangle]
+pub extern "C" fn mqn_batch_buf(b: *mut Batch, idx: usize, ptr: *mut *const u8, len: *mut usize) {
+    let b = unsafe { &*b };
+    let (p, n) = b.bufs.get(idx).copied().unwrap_or((std::ptr::null(), 0));
+    unsafe {
+        *ptr = p;
+        *len = n;
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn mqn_batch_free(b: *mut Batch) {
+    if !b.is_null() {
+        unsafe { drop(Box::from_raw(b)) };
+    }
+}

@@ -1,0 +1,117 @@
+"""mqcap's compiled parsers (the Rust crate in ``native/``), loaded with ctypes.
+
+The library is built by ``make`` (``cargo build --release --offline``: the crate has no
+dependencies) and by the wheel build (``setup.py``), and lands in ``mqcap/_lib/`` (a data folder:
+the parser registry imports every module of this package, a library here among them). Python parses every file itself when the library is not there, when
+``MQCAP_NATIVE=0`` is set, or when a file is not plain text (printable ASCII, tab, CR, LF): the
+compiled parsers are ports of the Python ones for plain text, held to them row for row by
+``tests/test_native.py`` (see ``docs/formats.md``).
+
+Example:
+    lib = library()  # None: parse in Python
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from mqcap.parsers._lazy import lazy_module
+
+pa = lazy_module("pyarrow", __name__, "pa")
+pl = lazy_module("polars", __name__, "pl")
+
+LIB_NAME = "libmqcap_native.so"
+ABI_VERSION = 1
+_P = ctypes.POINTER
+
+
+def lib_path() -> Path:
+    """Where the built library is looked for (``MQCAP_NATIVE_LIB`` overrides it)."""
+    return Path(os.environ.get("MQCAP_NATIVE_LIB") or Path(__file__).parents[1] / "_lib" / LIB_NAME)
+
+
+def enabled() -> bool:
+    """False when ``MQCAP_NATIVE=0``: every file is parsed in Python."""
+    return os.environ.get("MQCAP_NATIVE", "1") != "0"
+
+
+def library() -> ctypes.CDLL | None:
+    """The compiled library, or None (not built, another ABI version, or switched off)."""
+    return _load() if enabled() else None
+
+
+@lru_cache(maxsize=1)
+def _load() -> ctypes.CDLL | None:
+    path = lib_path()
+    if not path.is_file():
+        return None
+    lib = ctypes.CDLL(str(path))
+    lib.mqn_abi_version.restype = ctypes.c_uint32
+    if lib.mqn_abi_version() != ABI_VERSION:
+        return None
+    vp, i64, sz = ctypes.c_void_p, ctypes.c_int64, ctypes.c_size_t
+    sigs = {
+        "mqn_plain": (ctypes.c_int32, [ctypes.c_char_p, sz]),
+        "mqn_file_plain": (ctypes.c_int32, [ctypes.c_char_p, sz]),
+        "mqn_chs_new": (vp, []),
+        "mqn_chs_free": (None, [vp]),
+        "mqn_chs_feed": (ctypes.c_int32, [vp, ctypes.c_char_p, sz, i64]),
+        "mqn_chs_finish": (ctypes.c_int32, [vp]),
+        "mqn_chs_error": (None, [vp, _P(ctypes.c_void_p), _P(sz), _P(i64)]),
+        "mqn_chs_pending": (None, [vp, _P(i64), _P(i64)]),
+        "mqn_chs_counters": (None, [vp, _P(i64)]),
+        "mqn_chs_take": (vp, [vp, ctypes.c_int32, _P(i64), _P(i64), _P(i64)]),
+        "mqn_batch_buf": (None, [vp, sz, _P(ctypes.c_void_p), _P(sz)]),
+        "mqn_batch_free": (None, [vp]),
+    }
+    for name, (res, args) in sigs.items():
+        fn = getattr(lib, name)
+        fn.restype = res
+        fn.argtypes = args
+    return lib
+
+
+def file_is_plain(lib: ctypes.CDLL, path: Path) -> bool:
+    """Whether the whole file is plain text (after a UTF-8 byte-order mark): the compiled
+    parsers' condition. A file that cannot be read is not (Python reads it and says why)."""
+    raw = os.fsencode(path)
+    return lib.mqn_file_plain(raw, len(raw)) == 1
+
+
+class NativeBug(RuntimeError):
+    """The compiled parser failed (a panic): a bug in mqcap, not bad input."""
+
+
+class Batch:
+    """One batch the library made (``mqn_*_take``), its columns read as pyarrow arrays without a
+    copy: every array keeps this object alive, and the last one gone frees the batch."""
+
+    def __init__(self, lib: ctypes.CDLL, ptr: int) -> None:
+        self._free = lib.mqn_batch_free
+        self._buf = lib.mqn_batch_buf
+        self.ptr = ptr
+
+    def __del__(self) -> None:
+        if self.ptr:
+            self._free(self.ptr)
+            self.ptr = None
+
+    def raw(self, idx: int):
+        ptr, n = ctypes.c_void_p(), ctypes.c_size_t()
+        self._buf(self.ptr, idx, ctypes.byref(ptr), ctypes.byref(n))
+        if not n.value:
+            return pa.py_buffer(b"")
+        return pa.foreign_buffer(ptr.value, n.value, base=self)
+
+    def ints(self, idx: int, n: int, typ=None, valid: int | None = None):
+        typ = typ or pa.int64()
+        mask = self.raw(valid) if valid is not None else None
+        return pa.Array.from_buffers(typ, n, [mask, self.raw(idx)])
+
+    def strings(self, base: int, n: int):
+        return pa.Array.from_buffers(
+            pa.large_utf8(), n, [self.raw(base + 2), self.raw(base), self.raw(base + 1)]
+        )
