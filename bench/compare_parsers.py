@@ -3,7 +3,9 @@
 Usage: python -m bench.compare_parsers [--base main] [--mb 20] [--repeat 3]
 
 Each revision's ``pipelines/mqcap`` is exported (``git archive``) into a temporary folder and
-imported from there in a fresh process (``PYTHONPATH``), the two taking turns on the same
+imported from there in a fresh process (``PYTHONPATH``); a revision with compiled parsers
+(``native/``) has them built into its export (``cargo build --release --offline``; ``--python``
+leaves them out, so its parsers run in Python), the two taking turns on the same
 generated inputs (the ``bench_captures`` / ``bench_reports`` / ``bench_smf`` generators): CPU time
 of the parse, all threads, so a loaded machine changes the figures less than it changes wall
 time. Not one of the ``bench_*`` modules of ``python -m bench``: it compares code, not a goal.
@@ -37,12 +39,28 @@ print(time.process_time() - cpu, time.perf_counter() - wall, rows, mqcap.__file_
 """
 
 
-def export(rev: str, into: Path) -> Path:
+def export(rev: str, into: Path, native: bool = True) -> Path:
     into.mkdir(parents=True)
+    has_native = (
+        subprocess.run(["git", "cat-file", "-e", f"{rev}:native/Cargo.toml"], cwd=ROOT).returncode
+        == 0
+    )
+    paths = ["pipelines/mqcap", *(["native"] if has_native and native else [])]
     archive = subprocess.run(
-        ["git", "archive", rev, "pipelines/mqcap"], cwd=ROOT, check=True, capture_output=True
+        ["git", "archive", rev, *paths], cwd=ROOT, check=True, capture_output=True
     ).stdout
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    if len(paths) > 1:
+        target = into / "native" / "target"
+        manifest = into / "native" / "Cargo.toml"
+        subprocess.run(
+            [shutil.which("cargo") or str(Path.home() / ".cargo/bin/cargo"), "build", "-q", "--release", "--offline", "--manifest-path", str(manifest),
+             "--target-dir", str(target)],
+            check=True,
+        )  # fmt: skip
+        lib = into / "pipelines" / "mqcap" / "_lib"
+        lib.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(target / "release" / "libmqcap_native.so", lib)
     return into / "pipelines"
 
 
@@ -66,13 +84,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--head", default="HEAD")
     ap.add_argument("--mb", type=float, default=20)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", nargs="*", help="parsers to compare (default: all)")
+    ap.add_argument("--python", action="store_true", help="head without its compiled parsers")
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="mqcap-compare-"))
     try:
         trees = {
-            rev: export(rev, work / f"tree{i}") for i, rev in enumerate((args.base, args.head))
+            args.base: export(args.base, work / "tree0"),
+            args.head: export(args.head, work / "tree1", native=not args.python),
         }
         files = inputs(work, args.mb)
+        if args.only:
+            files = {k: v for k, v in files.items() if k in args.only}
         print(f"| parser | MB | {args.base} CPU s | {args.head} CPU s | speed-up | rows |")
         print("|---|---:|---:|---:|---:|---:|")
         for kind, path in files.items():

@@ -783,25 +783,23 @@ def _native_take(ctx: ParseContext, lib, h: int, final: bool) -> Iterator[Batch]
     b = _native.Batch(lib, ptr)
     n, k = rows.value, snaps.value
     if k:
-        yield (
-            SNAPSHOT.name,
-            pl.from_arrow(
-                pa.table(
-                    {
-                        "source_file": pa.array([ctx.source_file] * k, pa.large_utf8()),
-                        "source_line": b.ints(20, k),
-                        "snapshot_no": b.ints(21, k),
-                        "snapshot_time": b.ints(22, k, pa.timestamp("us"), valid=23),
-                        "snapshot_clock": b.ints(24, k, pa.time64("us"), valid=25),
-                        "time_line": b.ints(26, k, valid=27),
-                        "qmgr": b.strings(28, k),
-                        "form": b.strings(31, k),
-                        "channel_count": b.ints(34, k),
-                        "expected_count": b.ints(35, k, valid=36),
-                    }
-                )
-            ),
+        snap = pl.from_arrow(
+            pa.table(
+                {
+                    "source_line": b.ints(20, k),
+                    "snapshot_no": b.ints(21, k),
+                    "snapshot_time": b.ints(22, k, pa.timestamp("us"), valid=23),
+                    "snapshot_clock": b.ints(24, k, pa.time64("us"), valid=25),
+                    "time_line": b.ints(26, k, valid=27),
+                    "qmgr": b.strings(28, k),
+                    "form": b.strings(31, k),
+                    "channel_count": b.ints(34, k),
+                    "expected_count": b.ints(35, k, valid=36),
+                }
+            )
         )
+        # (pa.array of Python objects would import pandas: the file name is added in polars)
+        yield SNAPSHOT.name, snap.with_columns(source_file=pl.lit(ctx.source_file))
     if n or lines.value:  # Python yields a frame, even an empty one, for any attribute line
         df = pl.from_arrow(
             pa.table(
