@@ -11,7 +11,9 @@ Parse time includes building the typed polars frames the ingest layer lands (the
 insert, shared by every parser, is excluded). The reference reads the file line by line as
 text (``for line in open(...)``): the floor any line-oriented parser pays. The notes also give
 the CPU time of the parse (all threads): on a shared, loaded machine wall time includes waiting.
-Goal (issue 18): >= 150 MB/s, at most 6x the line scan's time.
+Goal (issue 18): >= 150 MB/s, at most 6x the line scan's time. A parser with a compiled path
+(``native/``: ``parse`` goes to ``parse_native`` for plain text) is also timed in Python
+(``MQCAP_NATIVE=0``, the same file, the same run): the compiled path against the Python one.
 
 Peak memory: every text parser (CHSTATUS, NETSTAT, RMF CRYPTO and WORKLOAD) and the SMF decoder
 parse a file of S MB and of 4S MB in a fresh process each; the peak RSS of the larger over that
@@ -202,9 +204,37 @@ def run(work: Path, quick: bool) -> list[dict]:
                 ),
             )
         )
+        module = chstatus if kind == "chstatus" else netstat
+        if hasattr(module, "parse_native"):
+            t_py, mem_py, (_, cpu_py) = measure(
+                lambda p=path, k=kind: _in_python(lambda: parse_rows(PARSERS[k], p))
+            )
+            out.append(
+                result(
+                    f"{kind} parse",
+                    "compiled parser, seconds",
+                    t_parse,
+                    "s",
+                    "the Python parser on the same file (MQCAP_NATIVE=0)",
+                    t_py,
+                    peak_rss_mb=mem_parse,
+                    notes=(
+                        f"{t_py / t_parse:.1f}x faster (CPU {cpu:.1f}s against {cpu_py:.1f}s); "
+                        f"Python peak RSS {mem_py:.0f} MB; the same rows (tests/test_native.py)"
+                    ),
+                )
+            )
         path.unlink()
     out.extend(memory_rows(work, 1 if quick else MEMORY_MB))
     return out
+
+
+def _in_python(fn):
+    """``fn()`` with the compiled parsers switched off (in the forked child only)."""
+    import os
+
+    os.environ["MQCAP_NATIVE"] = "0"
+    return fn()
 
 
 def parse_any(kind: str, path: Path) -> tuple[int, str]:

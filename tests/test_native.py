@@ -14,8 +14,10 @@ parsers they port: the same rows, lineage, counters, errors and batches.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 import polars as pl
@@ -24,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mqcap.errors import InputError
-from mqcap.parsers import _native, chstatus
+from mqcap.parsers import _native, base, chstatus
 from mqcap.parsers.base import ParseContext
 
 from helpers import FIXTURES
@@ -62,17 +64,46 @@ def test_the_library_is_built_and_loaded():
     assert LIB.mqn_abi_version() == _native.ABI_VERSION
 
 
+@contextmanager
+def pins(mapping: dict):
+    """Parses read ``mapping``'s bytes or descriptors for its paths, as under the ingest's pin."""
+    token = base._PINNED.set(mapping)
+    try:
+        yield
+    finally:
+        base._PINNED.reset(token)
+
+
 def test_plain_text_is_what_the_library_reads(tmp_path):
     plain = b"AMQ8417I: x\r\n\tCHANNEL(A)  STATUS(RUNNING)\n ~}|{\n"
     assert LIB.mqn_plain(plain, len(plain)) == 1
     for odd in (b"caf\xc3\xa9", b"a\x00b", b"\x0b", b"\x1c", b"\x7f", b"\x0c"):
         assert LIB.mqn_plain(odd, len(odd)) == 0, odd
     f = tmp_path / "bom.txt"
-    f.write_bytes(b"\xef\xbb\xbf" + plain)
-    assert _native.file_is_plain(LIB, f)
-    f.write_bytes(plain + "caf\u00e9\n".encode())
-    assert not _native.file_is_plain(LIB, f)
-    assert not _native.file_is_plain(LIB, tmp_path / "missing.txt")
+
+    def plain_file(data: bytes | None) -> bool:
+        if data is not None:
+            f.write_bytes(data)
+        return _native.file_is_plain(LIB, ParseContext(path=f, source_file=f.name, size=0))
+
+    assert plain_file(b"\xef\xbb\xbf" + plain)
+    assert not plain_file(plain + "caf\u00e9\n".encode())
+    assert not plain_file(gzip.compress(plain))  # read by Python, which expands it
+    f.unlink()
+    assert not plain_file(None)  # missing: Python reads it and says so
+    # what the parse reads is what is checked: the ingest's pinned bytes, not the file now
+    f.write_bytes(plain)
+    with pins({str(f): plain + b"\x80\n"}):
+        assert not plain_file(None)
+    with pins({str(f): b"\xef\xbb\xbf" + plain}):
+        assert plain_file(None)
+    fd = os.open(f, os.O_RDONLY)
+    try:
+        f.write_bytes(b"\x80")  # the pinned descriptor's file is checked, by pread
+        with pins({str(f): fd}):
+            assert not plain_file(None)
+    finally:
+        os.close(fd)
 
 
 def test_a_chunk_that_is_not_plain_is_refused_not_misread():
@@ -111,7 +142,11 @@ def corpus(tmp_path_factory):
 
 
 def test_every_corpus_capture_reads_the_same_both_ways(corpus):
-    plain = [(n, p) for n, p in corpus if _native.file_is_plain(LIB, p)]
+    plain = [
+        (n, p)
+        for n, p in corpus
+        if _native.file_is_plain(LIB, ParseContext(path=p, source_file=p.name, size=0))
+    ]
     # The corpus's variants and generated captures are plain but for a few fixtures' own bytes.
     assert len(plain) >= 40, len(plain)
     results = {n: both(p) for n, p in plain}
@@ -232,7 +267,7 @@ def mutated_capture(draw):
 def test_mutated_captures_read_the_same_both_ways(tmp_path_factory, data, chunk, batch):
     path = tmp_path_factory.mktemp("m") / "capture.txt"
     path.write_bytes(data)
-    assert _native.file_is_plain(LIB, path)
+    assert _native.file_is_plain(LIB, ParseContext(path=path, source_file=path.name, size=0))
     saved = chstatus.CHUNK_BYTES, chstatus._BATCH_LINES, chstatus._BATCH_SNAPSHOTS
     try:
         chstatus.CHUNK_BYTES, chstatus._BATCH_LINES, chstatus._BATCH_SNAPSHOTS = chunk, batch, 3

@@ -40,36 +40,33 @@ pub extern "C" fn mqn_plain(ptr: *const u8, len: usize) -> i32 {
     catch_unwind(|| is_plain(data) as i32).unwrap_or(2)
 }
 
-/// 1 when the file at `path` (UTF-8 bytes) is plain text after an optional UTF-8 byte-order
-/// mark, 0 when not, -1 when it cannot be read (Python then reads it and says why).
+/// 1 when the file open on descriptor `fd` is plain text from its start (after an optional
+/// UTF-8 byte-order mark), 0 when not, -1 when it cannot be read (Python then reads it and
+/// says why). Read with `pread`: the descriptor's position and ownership stay with Python,
+/// which opened it (beneath the raw root, not following links, never waiting on a FIFO).
 #[no_mangle]
-pub extern "C" fn mqn_file_plain(path: *const u8, len: usize) -> i32 {
-    use std::io::Read;
-    let p = unsafe { slice(path, len) };
+pub extern "C" fn mqn_fd_plain(fd: i32) -> i32 {
+    use std::mem::ManuallyDrop;
+    use std::os::unix::fs::FileExt;
+    use std::os::unix::io::FromRawFd;
     catch_unwind(|| {
-        let Ok(name) = std::str::from_utf8(p) else {
-            return -1;
-        };
-        let Ok(mut f) = std::fs::File::open(name) else {
-            return -1;
-        };
+        // not closed here: Python owns the descriptor
+        let f = ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
         let mut buf = vec![0u8; 1 << 20];
-        let mut first = true;
+        let mut pos: u64 = 0;
         loop {
-            let n = match f.read(&mut buf) {
+            let n = match f.read_at(&mut buf, pos) {
                 Ok(0) => return 1,
                 Ok(n) => n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(_) => return -1,
             };
             let mut block = &buf[..n];
-            if first {
-                first = false;
+            if pos == 0 && block.starts_with(b"\xef\xbb\xbf") {
                 // a BOM split over two reads is not plain: Python decides then
-                if block.starts_with(b"\xef\xbb\xbf") {
-                    block = &block[3..];
-                }
+                block = &block[3..];
             }
+            pos += n as u64;
             if !is_plain(block) {
                 return 0;
             }

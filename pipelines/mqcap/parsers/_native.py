@@ -14,6 +14,7 @@ Example:
 from __future__ import annotations
 
 import ctypes
+import io
 import os
 from functools import lru_cache
 from pathlib import Path
@@ -55,7 +56,7 @@ def _load() -> ctypes.CDLL | None:
     vp, i64, sz = ctypes.c_void_p, ctypes.c_int64, ctypes.c_size_t
     sigs = {
         "mqn_plain": (ctypes.c_int32, [ctypes.c_char_p, sz]),
-        "mqn_file_plain": (ctypes.c_int32, [ctypes.c_char_p, sz]),
+        "mqn_fd_plain": (ctypes.c_int32, [ctypes.c_int32]),
         "mqn_chs_new": (vp, []),
         "mqn_chs_free": (None, [vp]),
         "mqn_chs_feed": (ctypes.c_int32, [vp, ctypes.c_char_p, sz, i64]),
@@ -74,11 +75,26 @@ def _load() -> ctypes.CDLL | None:
     return lib
 
 
-def file_is_plain(lib: ctypes.CDLL, path: Path) -> bool:
-    """Whether the whole file is plain text (after a UTF-8 byte-order mark): the compiled
-    parsers' condition. A file that cannot be read is not (Python reads it and says why)."""
-    raw = os.fsencode(path)
-    return lib.mqn_file_plain(raw, len(raw)) == 1
+def file_is_plain(lib: ctypes.CDLL, ctx) -> bool:
+    """Whether the file a parse of ``ctx`` reads is plain text (after a UTF-8 byte-order mark):
+    the compiled parsers' condition. Read as the parse reads it (``base.open_input``: beneath the
+    raw root, its pinned copy when the ingest pinned one); a gzip file, or one that cannot be
+    read, is not plain (Python reads it and says why)."""
+    from mqcap.parsers.base import _Gunzip, _PreadFile, open_input
+
+    try:
+        with open_input(ctx.path, ctx.source_file) as fh:
+            if isinstance(fh, _Gunzip):
+                return False
+            if isinstance(fh, io.BytesIO):
+                data = fh.getvalue()
+                data = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+                return lib.mqn_plain(data, len(data)) == 1
+            raw = getattr(fh, "raw", None)
+            fd = raw.fd if isinstance(raw, _PreadFile) else fh.fileno()
+            return lib.mqn_fd_plain(fd) == 1
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return False
 
 
 class NativeBug(RuntimeError):

@@ -48,7 +48,15 @@ from mqcap.parsers import _native
 from mqcap.parsers._kv import parse_clock, parse_jes_date, parse_stamp_line
 from mqcap.parsers._lazy import lazy_module
 from mqcap.parsers._lines import line_series, owner_column, texts
-from mqcap.parsers.base import TEXT_LINEAGE, Batch, ParseContext, Parser, Table, text_chunks
+from mqcap.parsers.base import (
+    TEXT_LINEAGE,
+    Batch,
+    ChangedWhileRead,
+    ParseContext,
+    Parser,
+    Table,
+    text_chunks,
+)
 
 pl = lazy_module("polars", __name__, "pl")
 
@@ -690,7 +698,7 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
     """The compiled parser (``native/src/chstatus.rs``) for a plain-text file when it is built,
     else :func:`parse_python`: the same rows, counters, errors and batches."""
     lib = _native.library()
-    if lib is not None and _native.file_is_plain(lib, ctx.path):
+    if lib is not None and _native.file_is_plain(lib, ctx):
         yield from parse_native(ctx, lib)
     else:
         yield from parse_python(ctx)
@@ -740,8 +748,8 @@ def parse_native(ctx: ParseContext, lib) -> Iterator[Batch]:
             msg, n, line = ctypes.c_void_p(), ctypes.c_size_t(), ctypes.c_int64()
             lib.mqn_chs_error(h, ctypes.byref(msg), ctypes.byref(n), ctypes.byref(line))
             raise ctx.error(ctypes.string_at(msg.value, n.value).decode(), line=line.value)
-        if rc == 3:
-            raise ctx.error("the file changed while it was read (no longer plain text)")
+        if rc == 3:  # plain when checked, not now
+            raise ChangedWhileRead(ctx.path)
         if rc:
             raise _native.NativeBug(f"{ctx.source_file}: the compiled CHSTATUS parser failed")
 
