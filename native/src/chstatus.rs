@@ -17,8 +17,11 @@ pub const S_ECHO: usize = 6; // "command echo"
 pub const S_ZOS_DONE: usize = 7; // "z/OS completion message"
 pub const N_COUNTERS: usize = 8;
 
-const NAME: fn(u8) -> bool =
-    |c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'@' || c == b'#' || c == b'$';
+/// `_NAME_CHARS`: upper-case letters, digits, `@#$`.
+#[inline(always)]
+fn name_char(c: u8) -> bool {
+    c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'@' || c == b'#' || c == b'$'
+}
 
 #[derive(Clone)]
 struct Snap {
@@ -239,7 +242,7 @@ fn scan_kv(s: &[u8], found: &mut Vec<(u32, u32, u32, u32, bool)>) -> bool {
             break;
         }
         let mut j = i;
-        while j < n && NAME(s[j]) {
+        while j < n && name_char(s[j]) {
             j += 1;
         }
         if j == i || !s[i].is_ascii_alphabetic() {
@@ -327,7 +330,7 @@ fn prompt_end(s: &[u8]) -> Option<usize> {
     // | [+\-%!?/.][A-Z0-9@#$]{1,8}) \s+
     if n > 0 && b"+-%!?/.".contains(&s[0]) {
         let mut r = 1;
-        while r < n && NAME(s[r]) {
+        while r < n && name_char(s[r]) {
             r += 1;
         }
         let run = r - 1;
@@ -416,7 +419,7 @@ fn cand(s: &[u8]) -> bool {
 }
 
 fn qmgr_of(word: &[u8]) -> Option<Vec<u8>> {
-    let k = word.iter().position(|&c| NAME(c)).unwrap_or(word.len());
+    let k = word.iter().position(|&c| name_char(c)).unwrap_or(word.len());
     if k < word.len() {
         Some(word[k..].to_vec())
     } else {
@@ -861,7 +864,7 @@ impl Parser {
             return;
         };
         let mut k = p;
-        while k > 0 && NAME(s[k - 1]) {
+        while k > 0 && name_char(s[k - 1]) {
             k -= 1;
         }
         if !self.add_pairs_line(lineno, &s[k..]) {

@@ -68,6 +68,17 @@ def _load() -> ctypes.CDLL | None:
         "mqn_batch_buf": (None, [vp, sz, _P(ctypes.c_void_p), _P(sz)]),
         "mqn_batch_free": (None, [vp]),
     }
+    bind(lib, sigs)
+    return lib
+
+
+def bind(lib: ctypes.CDLL, sigs: dict) -> ctypes.CDLL:
+    """Declare the result and argument types of library functions: ``{name: (restype,
+    [argtypes])}``. A parser module binds its own entry points (idempotent).
+
+    Example:
+        bind(lib, {"mqn_chs_new": (ctypes.c_void_p, [])})
+    """
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)
         fn.restype = res
