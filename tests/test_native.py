@@ -74,6 +74,12 @@ def pins(mapping: dict):
         base._PINNED.reset(token)
 
 
+def test_a_panic_in_the_library_is_a_status_not_a_crash():
+    # every entry point catches a panic the same way; Python raises NativeBug on status 2
+    assert LIB.mqn_test_panic() == 2
+    assert LIB.mqn_abi_version() == _native.ABI_VERSION  # the process goes on
+
+
 def test_plain_text_is_what_the_library_reads(tmp_path):
     plain = b"AMQ8417I: x\r\n\tCHANNEL(A)  STATUS(RUNNING)\n ~}|{\n"
     assert LIB.mqn_plain(plain, len(plain)) == 1

@@ -75,6 +75,13 @@ pub extern "C" fn mqn_fd_plain(fd: i32) -> i32 {
     .unwrap_or(2)
 }
 
+/// A panic, caught as every entry point catches its own: status 2 (the tests call it to show a
+/// panic is an error in Python, not the end of the process).
+#[no_mangle]
+pub extern "C" fn mqn_test_panic() -> i32 {
+    catch_unwind(|| -> i32 { panic!("mqn_test_panic") }).unwrap_or(2)
+}
+
 unsafe fn slice<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
     if len == 0 || ptr.is_null() {
         &[]
