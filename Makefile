@@ -24,7 +24,7 @@ $(NATIVE_LIB): native/Cargo.toml $(wildcard native/src/*.rs)
 	@if test -x "$(CARGO)"; then \
 	  echo "building mqcap's compiled parsers (native/: cargo build --release --offline)"; \
 	  $(CARGO) build --quiet --release --offline --manifest-path native/Cargo.toml \
-	    && mkdir -p $(@D) && cp native/target/release/libmqcap_native.so $@; \
+	    && mkdir -p $(@D) && cp native/target/release/libmqcap_native.so $@.tmp && mv $@.tmp $@; \
 	else echo "cargo not found: mqcap parses in Python (no compiled parsers)"; fi
 
 # The locked wheels go in with uv (parallel downloads and unpacking: about 10 s for the runtime
@@ -86,7 +86,8 @@ lint: dev
 	$(BIN)/sqlfluff lint models --disable-progress-bar --processes 2
 	@if test -x "$(CARGO)" && $(CARGO) clippy --version >/dev/null 2>&1; then \
 	  $(CARGO) fmt --manifest-path native/Cargo.toml --check \
-	  && $(CARGO) clippy --quiet --release --offline --manifest-path native/Cargo.toml -- -D warnings; \
+	  && $(CARGO) clippy --quiet --release --offline --manifest-path native/Cargo.toml -- -D warnings \
+	  && $(CARGO) test --quiet --release --offline --manifest-path native/Cargo.toml; \
 	else echo "cargo clippy not found: native/ not linted"; fi
 
 # The browser tests open the reports in headless Chromium (Debian's package).

@@ -324,14 +324,13 @@ def test_fast_paths_give_what_the_general_ones_give(tmp_path, monkeypatch):
     # plain, grouping always), every frame (row order too) is the same.
     from mqcap.parsers import _lines
 
+    monkeypatch.setenv("MQCAP_NATIVE", "0")  # the Python parser's paths, on both sides
     paths = sorted(DIR.glob("netstat_*.txt"))
     text = SERIES.read_text()
     paths.append(write(tmp_path, "odd.txt", text.replace("Local Socket: ", "Local Socket:\t", 3)))
     fast = [parse_file(netstat.PARSER, p) for p in paths]
     plain = _lines.line_series
-    monkeypatch.setattr(
-        netstat, "line_series", lambda ctx: ((a, b, False) for a, b, _ in plain(ctx))
-    )
+    monkeypatch.setattr(netstat, "line_series", lambda *a: ((f, b, False) for f, b, _ in plain(*a)))
     monkeypatch.setattr(netstat, "_adjacent", lambda df: False)
     for p, got in zip(paths, fast, strict=True):
         want = parse_file(netstat.PARSER, p)

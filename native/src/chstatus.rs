@@ -4,6 +4,7 @@
 //! the whole file first and parses anything else itself). The rows, counters, errors and the
 //! batches' boundaries are the Python parser's; `tests/test_native.py` holds the two to that.
 
+use crate::columns::ViewCol;
 use crate::stamps::{parse_clock, parse_jes_date, parse_stamp_line};
 use crate::text::*;
 
@@ -69,27 +70,6 @@ impl StrCol {
         self.valid.push(v.is_some());
         self.offsets.push(self.data.len() as i64);
     }
-    fn len(&self) -> usize {
-        self.valid.len()
-    }
-    fn get(&self, i: usize) -> Option<&[u8]> {
-        if self.valid[i] {
-            Some(&self.data[self.offsets[i] as usize..self.offsets[i + 1] as usize])
-        } else {
-            None
-        }
-    }
-    /// Removes rows `from..` and returns them as a column of their own.
-    fn split_off(&mut self, from: usize) -> StrCol {
-        let mut tail = StrCol::new();
-        for i in from..self.len() {
-            tail.push(self.get(i));
-        }
-        self.data.truncate(self.offsets[from] as usize);
-        self.offsets.truncate(from + 1);
-        self.valid.truncate(from);
-        tail
-    }
 }
 
 /// Attribute rows waiting to be taken, as columns. The vector lines' rows and the rows the
@@ -99,8 +79,8 @@ pub struct Rows {
     pub line: Vec<i64>,
     pub block: Vec<i64>,
     pub pair: Vec<i32>,
-    pub key: StrCol,
-    pub value: StrCol,
+    pub key: ViewCol,
+    pub value: ViewCol,
 }
 
 impl Rows {
@@ -109,8 +89,8 @@ impl Rows {
             line: vec![],
             block: vec![],
             pair: vec![],
-            key: StrCol::new(),
-            value: StrCol::new(),
+            key: ViewCol::new(),
+            value: ViewCol::new(),
         }
     }
     #[inline]
@@ -164,7 +144,7 @@ pub struct Out {
     pub snapshot_no_valid: Vec<bool>,
     pub snapshot_time: Vec<i64>,
     pub snapshot_time_valid: Vec<bool>,
-    pub channel: StrCol,
+    pub channel: ViewCol,
     pub s_line: Vec<i64>,
     pub s_no: Vec<i64>,
     pub s_time: Vec<Option<i64>>,
@@ -185,7 +165,7 @@ impl Out {
             snapshot_no_valid: vec![],
             snapshot_time: vec![],
             snapshot_time_valid: vec![],
-            channel: StrCol::new(),
+            channel: ViewCol::new(),
             s_line: vec![],
             s_no: vec![],
             s_time: vec![],
@@ -201,6 +181,7 @@ impl Out {
 
 /// A block's (snapshot no, snapshot time, channel), as its rows get them when taken.
 type Meta = (i64, Option<i64>, Option<Vec<u8>>);
+type View = [u8; 16];
 
 pub struct Parser {
     snap: Option<Snap>,
@@ -419,7 +400,10 @@ fn cand(s: &[u8]) -> bool {
 }
 
 fn qmgr_of(word: &[u8]) -> Option<Vec<u8>> {
-    let k = word.iter().position(|&c| name_char(c)).unwrap_or(word.len());
+    let k = word
+        .iter()
+        .position(|&c| name_char(c))
+        .unwrap_or(word.len());
     if k < word.len() {
         Some(word[k..].to_vec())
     } else {
@@ -954,25 +938,30 @@ impl Parser {
         out.snapshot_no.reserve(n);
         out.snapshot_time.reserve(n);
         let (mut low, mut high) = (i64::MAX, i64::MIN);
-        let mut last: Option<(i64, Option<&Meta>)> = None;
+        // the block's meta and its channel's view, made once per run of the block's rows
+        let mut last: Option<(i64, Option<&Meta>, Option<View>)> = None;
         for &b in rows.block.iter() {
             low = low.min(b);
             high = high.max(b);
-            let m = match last {
-                Some((lb, m)) if lb == b => m,
+            let (m, view) = match last {
+                Some((lb, m, v)) if lb == b => (m, v),
                 _ => {
                     let m = self.meta.get(&b);
-                    last = Some((b, m));
-                    m
+                    let v = m.and_then(|x| x.2.as_deref()).map(|c| out.channel.make(c));
+                    last = Some((b, m, v));
+                    (m, v)
                 }
             };
             match m {
-                Some((sno, stime, ch)) => {
+                Some((sno, stime, _)) => {
                     out.snapshot_no.push(*sno);
                     out.snapshot_no_valid.push(true);
                     out.snapshot_time.push(stime.unwrap_or(0));
                     out.snapshot_time_valid.push(stime.is_some());
-                    out.channel.push(ch.as_deref());
+                    match view {
+                        Some(v) => out.channel.push_view(v),
+                        None => out.channel.push(None),
+                    }
                 }
                 None => {
                     out.snapshot_no.push(0);

@@ -8,13 +8,15 @@
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 pub mod chstatus;
+pub mod columns;
+pub mod netstat;
 pub mod stamps;
 pub mod text;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Bumped with any change of the functions below; Python refuses another version.
-pub const ABI_VERSION: u32 = 1;
+pub const ABI_VERSION: u32 = 2;
 
 #[no_mangle]
 pub extern "C" fn mqn_abi_version() -> u32 {
@@ -100,12 +102,14 @@ pub struct ChsHandle {
 /// The buffers of one take, owned by Python until it frees them (`mqn_batch_free`): pointers
 /// into the columns themselves, no copy.
 pub struct Batch {
-    // owned here: `bufs` points into them
+    // owned here: `bufs` points into them (a parser's `Out`: `chstatus::Out`, `netstat::Out`)
     #[allow(dead_code)]
-    out: chstatus::Out,
+    out: Box<dyn std::any::Any>,
     #[allow(dead_code)]
     maps: Vec<Vec<u8>>,
     bufs: Vec<(*const u8, usize)>,
+    /// the data buffers of the string-view columns, by the column's first buffer index
+    data: Vec<(usize, Vec<(*const u8, usize)>)>,
 }
 
 #[no_mangle]
@@ -220,7 +224,8 @@ fn opt_split(v: &[Option<i64>]) -> (Vec<i64>, Vec<bool>) {
 /// `mqn_batch_free`, or null on a panic. `rows` and `snaps` get the numbers of attribute and
 /// snapshot rows, `lines` the number of vector lines taken (rows or not). Buffers: 0 source_line, 1 block_no, 2 pair_no (i32), 3-5 key (i64 offsets,
 /// bytes, validity bitmap), 6-8 value, 9-10 snapshot_no (values, validity), 11-12
-/// snapshot_time (microseconds), 13-15 channel; the snapshots: 20 source_line, 21 snapshot_no,
+/// snapshot_time (microseconds), 13-15 channel (key, value and channel are string views: views
+/// at 3, 6, 13, validity at 5, 8, 15, data buffers by `mqn_batch_data`); the snapshots: 20 source_line, 21 snapshot_no,
 /// 22-23 snapshot_time, 24-25 snapshot_clock (microseconds of the day), 26-27 time_line, 28-30
 /// qmgr, 31-33 form, 34 channel_count, 35-36 expected_count.
 #[no_mangle]
@@ -249,13 +254,13 @@ pub extern "C" fn mqn_chs_take(
         bufs[0] = raw(&o.rows.line);
         bufs[1] = raw(&o.rows.block);
         bufs[2] = raw(&o.rows.pair);
-        for (base, col) in [
-            (3usize, &o.rows.key),
-            (6, &o.rows.value),
-            (13, &o.channel),
-            (28, &o.s_qmgr),
-            (31, &o.s_form),
-        ] {
+        let mut data = Vec::new();
+        for (base, col) in [(3usize, &o.rows.key), (6, &o.rows.value), (13, &o.channel)] {
+            bufs[base] = raw(&col.views);
+            bufs[base + 2] = keep(bitmap(&col.valid), &mut maps);
+            data.push((base, col.bufs.iter().map(|b| raw(b)).collect::<Vec<_>>()));
+        }
+        for (base, col) in [(28usize, &o.s_qmgr), (31, &o.s_form)] {
             bufs[base] = raw(&col.offsets);
             bufs[base + 1] = raw(&col.data);
             bufs[base + 2] = keep(bitmap(&col.valid), &mut maps);
@@ -280,7 +285,12 @@ pub extern "C" fn mqn_chs_take(
         // Vec<Vec<u8>> pushes move the outer vector's items, never their heap buffers: the
         // pointers taken above stay valid.
         (
-            Box::into_raw(Box::new(Batch { out, maps, bufs })),
+            Box::into_raw(Box::new(Batch {
+                out: Box::new(out),
+                maps,
+                bufs,
+                data,
+            })),
             nr,
             ns,
             nl,
@@ -317,9 +327,217 @@ pub extern "C" fn mqn_batch_buf(b: *mut Batch, idx: usize, ptr: *mut *const u8, 
     }
 }
 
+/// Data buffer `k` of the string-view column whose views are buffer `base` (views at `base`,
+/// validity at `base + 2`): 1 and its address and length, or 0 when there is no such buffer.
+#[no_mangle]
+pub extern "C" fn mqn_batch_data(
+    b: *mut Batch,
+    base: usize,
+    k: usize,
+    ptr: *mut *const u8,
+    len: *mut usize,
+) -> i32 {
+    let b = unsafe { &*b };
+    let found = b
+        .data
+        .iter()
+        .find(|(c, _)| *c == base)
+        .and_then(|(_, v)| v.get(k).copied());
+    match found {
+        Some((p, n)) => {
+            unsafe {
+                *ptr = p;
+                *len = n;
+            }
+            1
+        }
+        None => 0,
+    }
+}
+
+/// The largest data buffer of a string-view column (the tests lower it); the default is the
+/// largest an i32 offset reaches.
+#[no_mangle]
+pub extern "C" fn mqn_set_view_limit(n: usize) {
+    columns::set_limit(n)
+}
+
 #[no_mangle]
 pub extern "C" fn mqn_batch_free(b: *mut Batch) {
     if !b.is_null() {
         unsafe { drop(Box::from_raw(b)) };
+    }
+}
+
+// -- NETSTAT -------------------------------------------------------------------------------
+
+pub struct NsHandle {
+    parser: netstat::Parser,
+    error: Option<(String, i64)>,
+}
+
+#[no_mangle]
+pub extern "C" fn mqn_ns_new() -> *mut NsHandle {
+    Box::into_raw(Box::new(NsHandle {
+        parser: netstat::Parser::new(),
+        error: None,
+    }))
+}
+
+#[no_mangle]
+pub extern "C" fn mqn_ns_free(h: *mut NsHandle) {
+    if !h.is_null() {
+        unsafe { drop(Box::from_raw(h)) };
+    }
+}
+
+fn ns_status(r: Result<netstat::Res, Box<dyn std::any::Any + Send>>, h: &mut NsHandle) -> i32 {
+    match r {
+        Ok(Ok(())) => 0,
+        Ok(Err(e)) => {
+            h.error = Some(e);
+            1
+        }
+        Err(_) => 2,
+    }
+}
+
+/// Parse one chunk of whole lines (`first`: its first line's number). 0 ok, 1 an input error
+/// (`mqn_ns_error`), 2 a panic, 3 the chunk is not plain text.
+#[no_mangle]
+pub extern "C" fn mqn_ns_feed(h: *mut NsHandle, ptr: *const u8, len: usize, first: i64) -> i32 {
+    let h = unsafe { &mut *h };
+    let data = unsafe { slice(ptr, len) };
+    if !is_plain(data) {
+        return 3;
+    }
+    let r = catch_unwind(AssertUnwindSafe(|| h.parser.feed(data, first)));
+    ns_status(r, h)
+}
+
+/// The end-of-file checks. 0 ok, 1 an input error, 2 a panic.
+#[no_mangle]
+pub extern "C" fn mqn_ns_finish(h: *mut NsHandle) -> i32 {
+    let h = unsafe { &mut *h };
+    let r = catch_unwind(AssertUnwindSafe(|| h.parser.finish()));
+    ns_status(r, h)
+}
+
+/// The error of the last call that returned 1: its message (UTF-8) and line.
+#[no_mangle]
+pub extern "C" fn mqn_ns_error(
+    h: *mut NsHandle,
+    msg: *mut *const u8,
+    len: *mut usize,
+    line: *mut i64,
+) {
+    let h = unsafe { &mut *h };
+    if let Some((m, l)) = &h.error {
+        unsafe {
+            *msg = m.as_ptr();
+            *len = m.len();
+            *line = *l;
+        }
+    }
+}
+
+/// Pair lines and rows pending (what decides a batch).
+#[no_mangle]
+pub extern "C" fn mqn_ns_pending(h: *mut NsHandle, pending: *mut i64) {
+    let h = unsafe { &mut *h };
+    unsafe { *pending = h.parser.pending() };
+}
+
+/// The counters (unknown and skipped lines, `netstat::U_*`/`S_*`) since the last call, into
+/// `out[0..N_COUNTERS]`; they are reset.
+#[no_mangle]
+pub extern "C" fn mqn_ns_counters(h: *mut NsHandle, out: *mut i64) {
+    let h = unsafe { &mut *h };
+    for (k, v) in h.parser.counters.iter_mut().enumerate() {
+        unsafe { *out.add(k) = *v };
+        *v = 0;
+    }
+}
+
+/// Take a batch (`final_`: the last one): a `Batch` to read with `mqn_batch_buf` and free with
+/// `mqn_batch_free`, or null on a panic. `rows` and `conns` get the numbers of pair and block
+/// rows, `lines` the number of pair lines taken (rows or not). Buffers: 0 source_line, 1
+/// conn_no, 2 pair_no (i32), 3 parent (string views; validity at 5, data buffers by
+/// `mqn_batch_data`), 6 name, 9 value, 12 poll_no; the blocks: 20 source_line, 21 poll_no, 22-23 poll_time (microseconds of
+/// the day, validity), 24-25 poll_ts (microseconds), 26-27 poll_line, 28 netstat_release
+/// (string views, as parent), 31 stack_name, 34 conn_no, 35 client_name, 38 client_id, 41
+/// local_socket, 44 foreign_socket.
+#[no_mangle]
+pub extern "C" fn mqn_ns_take(
+    h: *mut NsHandle,
+    final_: i32,
+    rows: *mut i64,
+    conns: *mut i64,
+    lines: *mut i64,
+) -> *mut Batch {
+    let h = unsafe { &mut *h };
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let out = h.parser.take(final_ != 0);
+        let (pt, ptv) = opt_split(&out.c_time);
+        let (ts, tsv) = opt_split(&out.c_ts);
+        let (pl, plv) = opt_split(&out.c_poll_line);
+        let mut maps: Vec<Vec<u8>> = Vec::new();
+        let keep = |v: Vec<u8>, maps: &mut Vec<Vec<u8>>| -> (*const u8, usize) {
+            maps.push(v);
+            let last = maps.last().unwrap();
+            (last.as_ptr(), last.len())
+        };
+        let mut bufs: Vec<(*const u8, usize)> = vec![(std::ptr::null(), 0); 47];
+        let mut data = Vec::new();
+        let o = &out;
+        bufs[0] = raw(&o.rows.line);
+        bufs[1] = raw(&o.rows.conn);
+        bufs[2] = raw(&o.rows.pair);
+        bufs[12] = raw(&o.poll);
+        for (base, col) in [
+            (3usize, &o.parent),
+            (6, &o.rows.name),
+            (9, &o.rows.value),
+            (28, &o.c_release),
+            (31, &o.c_stack),
+            (35, &o.c_fields[0]),
+            (38, &o.c_fields[1]),
+            (41, &o.c_fields[2]),
+            (44, &o.c_fields[3]),
+        ] {
+            bufs[base] = raw(&col.views);
+            bufs[base + 2] = keep(bitmap(&col.valid), &mut maps);
+            data.push((base, col.bufs.iter().map(|b| raw(b)).collect::<Vec<_>>()));
+        }
+        bufs[20] = raw(&o.c_line);
+        bufs[21] = raw(&o.c_poll);
+        bufs[34] = raw(&o.c_no);
+        for (idx, (vals, valid)) in [(22usize, (pt, ptv)), (24, (ts, tsv)), (26, (pl, plv))] {
+            bufs[idx] = keep(bytes_of(&vals), &mut maps);
+            bufs[idx + 1] = keep(bitmap(&valid), &mut maps);
+        }
+        let (nr, nc, nl) = (o.rows.len() as i64, o.c_line.len() as i64, o.lines_taken);
+        (
+            Box::into_raw(Box::new(Batch {
+                out: Box::new(out),
+                maps,
+                bufs,
+                data,
+            })),
+            nr,
+            nc,
+            nl,
+        )
+    }));
+    match r {
+        Ok((b, nr, nc, nl)) => {
+            unsafe {
+                *rows = nr;
+                *conns = nc;
+                *lines = nl;
+            }
+            b
+        }
+        Err(_) => std::ptr::null_mut(),
     }
 }

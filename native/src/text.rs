@@ -200,3 +200,43 @@ pub fn frac_us(frac: &[u8]) -> i64 {
     }
     v
 }
+
+/// Python `s.lstrip()`.
+#[inline]
+pub fn lstrip(s: &[u8]) -> &[u8] {
+    let mut a = 0;
+    while a < s.len() && is_ws(s[a]) {
+        a += 1;
+    }
+    &s[a..]
+}
+
+/// Python `s.rstrip()`.
+#[inline]
+pub fn rstrip(s: &[u8]) -> &[u8] {
+    let mut b = s.len();
+    while b > 0 && is_ws(s[b - 1]) {
+        b -= 1;
+    }
+    &s[..b]
+}
+
+/// Python `s.find(c)` for one byte (None for -1).
+#[inline]
+pub fn find_byte(s: &[u8], c: u8) -> Option<usize> {
+    s.iter().position(|&x| x == c)
+}
+
+/// Python `s.upper().find(needle)` for an upper-case needle (plain text: ASCII only).
+pub fn find_ci(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.len() > hay.len() {
+        return None;
+    }
+    (0..=hay.len() - needle.len()).find(|&i| hay[i..i + needle.len()].eq_ignore_ascii_case(needle))
+}
+
+/// Python `s.upper().startswith(prefix)` for an upper-case prefix (plain text: ASCII only).
+#[inline]
+pub fn starts_with_ci(s: &[u8], prefix: &[u8]) -> bool {
+    s.len() >= prefix.len() && s[..prefix.len()].eq_ignore_ascii_case(prefix)
+}

@@ -25,7 +25,7 @@ pa = lazy_module("pyarrow", __name__, "pa")
 pl = lazy_module("polars", __name__, "pl")
 
 LIB_NAME = "libmqcap_native.so"
-ABI_VERSION = 1
+ABI_VERSION = 2
 _P = ctypes.POINTER
 
 
@@ -67,6 +67,16 @@ def _load() -> ctypes.CDLL | None:
         "mqn_chs_take": (vp, [vp, ctypes.c_int32, _P(i64), _P(i64), _P(i64)]),
         "mqn_batch_buf": (None, [vp, sz, _P(ctypes.c_void_p), _P(sz)]),
         "mqn_batch_free": (None, [vp]),
+        "mqn_batch_data": (ctypes.c_int32, [vp, sz, sz, _P(ctypes.c_void_p), _P(sz)]),
+        "mqn_set_view_limit": (None, [sz]),
+        "mqn_ns_new": (vp, []),
+        "mqn_ns_free": (None, [vp]),
+        "mqn_ns_feed": (ctypes.c_int32, [vp, ctypes.c_char_p, sz, i64]),
+        "mqn_ns_finish": (ctypes.c_int32, [vp]),
+        "mqn_ns_error": (None, [vp, _P(ctypes.c_void_p), _P(sz), _P(i64)]),
+        "mqn_ns_pending": (None, [vp, _P(i64)]),
+        "mqn_ns_counters": (None, [vp, _P(i64)]),
+        "mqn_ns_take": (vp, [vp, ctypes.c_int32, _P(i64), _P(i64), _P(i64)]),
     }
     bind(lib, sigs)
     return lib
@@ -119,6 +129,7 @@ class Batch:
     def __init__(self, lib: ctypes.CDLL, ptr: int) -> None:
         self._free = lib.mqn_batch_free
         self._buf = lib.mqn_batch_buf
+        self._data = lib.mqn_batch_data
         self.ptr = ptr
 
     def __del__(self) -> None:
@@ -137,6 +148,21 @@ class Batch:
         typ = typ or pa.int64()
         mask = self.raw(valid) if valid is not None else None
         return pa.Array.from_buffers(typ, n, [mask, self.raw(idx)])
+
+    def views(self, base: int, n: int):
+        """A string-view column: views at ``base``, validity at ``base + 2``, its data buffers
+        (``mqn_batch_data``) after them; polars takes it without a copy."""
+        data = []
+        ptr, size = ctypes.c_void_p(), ctypes.c_size_t()
+        while self._data(self.ptr, base, len(data), ctypes.byref(ptr), ctypes.byref(size)):
+            data.append(
+                pa.foreign_buffer(ptr.value, size.value, base=self)
+                if size.value
+                else pa.py_buffer(b"")
+            )
+        return pa.Array.from_buffers(
+            pa.string_view(), n, [self.raw(base + 2), self.raw(base), *data]
+        )
 
     def strings(self, base: int, n: int):
         return pa.Array.from_buffers(

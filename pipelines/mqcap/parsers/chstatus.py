@@ -815,11 +815,11 @@ def _native_take(ctx: ParseContext, lib, h: int, final: bool) -> Iterator[Batch]
                     "source_line": b.ints(0, n),
                     "block_no": b.ints(1, n),
                     "pair_no": b.ints(2, n, pa.int32()),
-                    "key": b.strings(3, n),
-                    "value": b.strings(6, n),
+                    "key": b.views(3, n),
+                    "value": b.views(6, n),
                     "snapshot_no": b.ints(9, n, valid=10),
                     "snapshot_time": b.ints(11, n, pa.timestamp("us"), valid=12),
-                    "channel": b.strings(13, n),
+                    "channel": b.views(13, n),
                 }
             )
         )

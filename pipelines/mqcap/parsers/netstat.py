@@ -36,10 +36,19 @@ import re
 from collections.abc import Iterator
 from datetime import date, datetime, time, timedelta
 
+from mqcap.parsers import _lines, _native
 from mqcap.parsers._kv import parse_clock, parse_stamp_line
 from mqcap.parsers._lazy import lazy_module
 from mqcap.parsers._lines import line_series, owner_column, texts
-from mqcap.parsers.base import TEXT_LINEAGE, Batch, ParseContext, Parser, Table
+from mqcap.parsers.base import (
+    TEXT_LINEAGE,
+    Batch,
+    ChangedWhileRead,
+    ParseContext,
+    Parser,
+    Table,
+    text_chunks,
+)
 
 pl = lazy_module("polars", __name__, "pl")
 
@@ -85,6 +94,8 @@ PAIR = Table(
 )
 
 _BATCH_PAIRS = 200_000
+# Chunks of whole lines each parse step reads (both parsers: their batches end at the same lines).
+CHUNK_BYTES = _lines.CHUNK_BYTES
 
 
 def sniff(head: bytes, name: str) -> bool:
@@ -691,9 +702,19 @@ def _not_plain(raw: pl.Series) -> pl.Series:
 
 
 def parse(ctx: ParseContext) -> Iterator[Batch]:
+    """The compiled parser (``native/src/netstat.rs``) for a plain-text file when it is built,
+    else :func:`parse_python`: the same rows, counters, errors and batches."""
+    lib = _native.library()
+    if lib is not None and _native.file_is_plain(lib, ctx):
+        yield from parse_native(ctx, lib)
+    else:
+        yield from parse_python(ctx)
+
+
+def parse_python(ctx: ParseContext) -> Iterator[Batch]:
     st = _State(ctx)
     last = 0
-    for first, lines, plain in line_series(ctx):
+    for first, lines, plain in line_series(ctx, CHUNK_BYTES):
         st.feed(first, lines, plain)
         last = first + lines.len() - 1
         pending = sum(f.height for f in (*st.v_frames, *st.s_frames))
@@ -704,6 +725,106 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
     if st.conn_no == 0:
         raise ctx.error("no NETSTAT ALL connection block found", line=max(last, 1))
     yield from st.take(final=True)
+
+
+# The compiled parser's counters, in its order (native/src/netstat.rs U_* and S_*).
+_NATIVE_COUNTERS = (
+    ("unknown", "netstat: line without a pair in a block"),
+    ("unknown", "netstat: line outside a connection block"),
+    ("skip", "command echo"),
+)
+
+
+def parse_native(ctx: ParseContext, lib) -> Iterator[Batch]:
+    """:func:`parse_python`'s batches from the compiled parser, chunk by chunk."""
+    import ctypes
+
+    h = lib.mqn_ns_new()
+
+    def check(rc: int) -> None:
+        _native_counters(ctx, lib, h)
+        if rc == 1:
+            msg, n, line = ctypes.c_void_p(), ctypes.c_size_t(), ctypes.c_int64()
+            lib.mqn_ns_error(h, ctypes.byref(msg), ctypes.byref(n), ctypes.byref(line))
+            raise ctx.error(ctypes.string_at(msg.value, n.value).decode(), line=line.value)
+        if rc == 3:  # plain when checked, not now
+            raise ChangedWhileRead(ctx.path)
+        if rc:
+            raise _native.NativeBug(f"{ctx.source_file}: the compiled NETSTAT parser failed")
+
+    try:
+        pending = ctypes.c_int64()
+        for first, data in text_chunks(ctx, CHUNK_BYTES):
+            check(lib.mqn_ns_feed(h, data, len(data), first))
+            lib.mqn_ns_pending(h, ctypes.byref(pending))
+            if pending.value >= _BATCH_PAIRS:
+                yield from _native_take(ctx, lib, h, final=False)
+        check(lib.mqn_ns_finish(h))
+        yield from _native_take(ctx, lib, h, final=True)
+    finally:
+        lib.mqn_ns_free(h)
+
+
+def _native_counters(ctx: ParseContext, lib, h: int) -> None:
+    """The unknown and skipped lines the compiled parser counted since the last call."""
+    import ctypes
+
+    counts = (ctypes.c_int64 * len(_NATIVE_COUNTERS))()
+    lib.mqn_ns_counters(h, counts)
+    for (kind, what), n in zip(_NATIVE_COUNTERS, counts, strict=True):
+        if n:
+            (ctx.unknown if kind == "unknown" else ctx.skip)(what, n)
+
+
+def _native_take(ctx: ParseContext, lib, h: int, final: bool) -> Iterator[Batch]:
+    import ctypes
+
+    pa = _native.pa
+    rows, conns, lines = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int64()
+    ptr = lib.mqn_ns_take(
+        h, int(final), ctypes.byref(rows), ctypes.byref(conns), ctypes.byref(lines)
+    )
+    if not ptr:
+        raise _native.NativeBug(f"{ctx.source_file}: the compiled NETSTAT parser failed")
+    _native_counters(ctx, lib, h)  # the pair lines without a pair taken now
+    b = _native.Batch(lib, ptr)
+    n, k = rows.value, conns.value
+    # (pa.array of Python objects would import pandas: the file name is added in polars)
+    if k:
+        conn = pl.from_arrow(
+            pa.table(
+                {
+                    "source_line": b.ints(20, k),
+                    "poll_no": b.ints(21, k),
+                    "poll_time": b.ints(22, k, pa.time64("us"), valid=23),
+                    "poll_ts": b.ints(24, k, pa.timestamp("us"), valid=25),
+                    "poll_line": b.ints(26, k, valid=27),
+                    "netstat_release": b.views(28, k),
+                    "stack_name": b.views(31, k),
+                    "conn_no": b.ints(34, k),
+                    "client_name": b.views(35, k),
+                    "client_id": b.views(38, k),
+                    "local_socket": b.views(41, k),
+                    "foreign_socket": b.views(44, k),
+                }
+            )
+        )
+        yield CONN.name, conn.with_columns(source_file=pl.lit(ctx.source_file))
+    if n or lines.value:  # Python yields a frame, even an empty one, for any pair line
+        df = pl.from_arrow(
+            pa.table(
+                {
+                    "source_line": b.ints(0, n),
+                    "conn_no": b.ints(1, n),
+                    "pair_no": b.ints(2, n, pa.int32()),
+                    "parent": b.views(3, n),
+                    "name": b.views(6, n),
+                    "value": b.views(9, n),
+                    "poll_no": b.ints(12, n),
+                }
+            )
+        )
+        yield PAIR.name, df.with_columns(source_file=pl.lit(ctx.source_file))
 
 
 PARSER = Parser(
