@@ -290,9 +290,13 @@ def _hostile(work: Path, mb: float, line_mb: float | None) -> Path:
     return path
 
 
-def memory_rows(work: Path, mb: float) -> list[dict]:
+def memory_rows(
+    work: Path,
+    mb: float,
+    kinds: tuple[str, ...] = ("chstatus", "netstat", "rmf_crypto", "rmf_workload", "smf_mq"),
+) -> list[dict]:
     out = []
-    for kind in ("chstatus", "netstat", "rmf_crypto", "rmf_workload", "smf_mq"):
+    for kind in kinds:
         peaks = []
         for size in (mb, 4 * mb):
             sub = work / f"mem_{kind}_{size}"
