@@ -11,14 +11,14 @@ SPARK_STAMP := $(VENV)/.mqcap-spark-installed
 
 .PHONY: venv dev spark demo test coverage lint unit browser bench lock docs clean
 
-# Runtime only (requirements.lock): what `mqcap` needs to run, and the compiled parsers.
-venv: $(STAMP) $(NATIVE_LIB)
-
 # mqcap's compiled parsers (native/: Rust without dependencies, so built offline, about 2 s),
 # loaded by mqcap/parsers/_native.py. Without cargo mqcap parses everything in Python (the same
 # rows, slower; tests/test_native.py then fails, saying so). A build error stops make.
 CARGO ?= $(shell command -v cargo 2>/dev/null || echo $(HOME)/.cargo/bin/cargo)
 NATIVE_LIB := pipelines/mqcap/_lib/libmqcap_native.so
+
+# Runtime only (requirements.lock): what `mqcap` needs to run, and the compiled parsers.
+venv: $(STAMP) $(NATIVE_LIB)
 
 $(NATIVE_LIB): native/Cargo.toml $(wildcard native/src/*.rs)
 	@if test -x "$(CARGO)"; then \
