@@ -17,6 +17,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import os
+import subprocess
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -72,6 +73,20 @@ def pins(mapping: dict):
         yield
     finally:
         base._PINNED.reset(token)
+
+
+@pytest.mark.parametrize("target", ["demo", "test", "venv"])
+def test_make_builds_the_library_for_both_commands(target):
+    # (a prerequisite named by a variable defined below its rule is read as empty)
+    root = Path(__file__).resolve().parents[1]
+    dry = subprocess.run(
+        ["make", "-n", "-W", "native/Cargo.toml", target],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "cargo build --quiet --release --offline" in dry.replace("  ", " ")
 
 
 def test_a_panic_in_the_library_is_a_status_not_a_crash():
