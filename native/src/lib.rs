@@ -9,7 +9,9 @@
 
 pub mod chstatus;
 pub mod columns;
+pub mod ffi_crypto;
 pub mod netstat;
+pub mod rmf_crypto;
 pub mod stamps;
 pub mod text;
 

@@ -15,9 +15,11 @@ with a function name (or, in the V2R2 accelerator, a key size) continues the car
 copied from PDF lost the leading blanks of those rows: values are placed by their position
 relative to the first token, so the fixed-column original and the PDF text parse the same.
 
-Reports of ``BULK_MIN_BYTES`` (512 KB) or more are read a few MB of lines at a time, their data
-rows in bulk (:func:`parse_bulk`); smaller ones one line at a time (:func:`parse_by_line`, the
-reference the bulk parse is tested against): the same rows, errors and counts.
+A plain-text report (printable ASCII and ASCII blanks, form feeds among them) is read by the
+compiled parser (``native/src/rmf_crypto.rs``, :func:`parse_native`) when it is built; any other
+one of ``BULK_MIN_BYTES`` (512 KB) or more a few MB of lines at a time, its data rows in bulk
+(:func:`parse_bulk`), a smaller one one line at a time (:func:`parse_by_line`, the reference the
+other two are tested against): the same rows, errors and counts.
 
 Example row (V2R2, S35)::
 
@@ -26,15 +28,24 @@ Example row (V2R2, S35)::
 
 from __future__ import annotations
 
+import ctypes
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
 from mqcap.errors import InputError
-from mqcap.parsers import _rmf
+from mqcap.parsers import _native, _rmf
 from mqcap.parsers._lazy import lazy_module
-from mqcap.parsers.base import TEXT_OR_BINARY_LINEAGE, Batch, ParseContext, Parser, Table
+from mqcap.parsers.base import (
+    TEXT_OR_BINARY_LINEAGE,
+    Batch,
+    ChangedWhileRead,
+    ParseContext,
+    Parser,
+    Table,
+    text_chunks,
+)
 
 pl = lazy_module("polars", __name__, "pl")
 
@@ -1067,12 +1078,18 @@ class _Chunks:
 
 
 def parse(ctx: ParseContext) -> Iterator[Batch]:
-    """A report in bulk (:func:`parse_bulk`) from ``BULK_MIN_BYTES`` on, else one line at a time
-    (:func:`parse_by_line`): the same rows, errors and counts (tests), but the bulk parse costs
-    about 35 ms whatever the size, which a small report does not repay (bench/RESULTS.md)."""
-    if ctx.size < BULK_MIN_BYTES:  # (0: not known, a part of a file say)
-        return parse_by_line(ctx)
-    return parse_bulk(ctx)
+    """The compiled parser (``native/src/rmf_crypto.rs``, :func:`parse_native`) for a plain-text
+    report when it is built, whatever its size; else a report in bulk (:func:`parse_bulk`) from
+    ``BULK_MIN_BYTES`` on, one line at a time (:func:`parse_by_line`) below: the same rows,
+    errors and counts (tests), but the bulk parse costs about 35 ms whatever the size, which a
+    small report does not repay (bench/RESULTS.md)."""
+    lib = native_library()
+    if lib is not None and _native.file_is_plain(_PlainTest(lib), ctx):
+        yield from parse_native(ctx, lib)
+    elif ctx.size < BULK_MIN_BYTES:  # (0: not known, a part of a file say)
+        yield from parse_by_line(ctx)
+    else:
+        yield from parse_bulk(ctx)
 
 
 def parse_bulk(
@@ -1102,6 +1119,125 @@ def parse_bulk(
         raise ctx.error(f"no CRYPTO HARDWARE ACTIVITY report in file (found: {what})", line=1)
     if pending:
         yield TABLE.name, pl.concat(pending)
+
+
+# -- the compiled parser (native/src/rmf_crypto.rs, native/src/ffi_crypto.rs) ----------------------
+# A port of parse_by_line for plain text (printable ASCII, line feeds and the ASCII characters
+# Python counts as blanks: tab, CR, form feed, vertical tab, 0x1C-0x1F), held to it by
+# tests/test_native_crypto.py: the same rows, counters and errors. Its batches are taken after a
+# chunk once NATIVE_BATCH_ROWS rows are waiting (parse_by_line cuts them at BATCH_ROWS rows): a
+# chunk of NATIVE_CHUNK_BYTES lands about 45,000 rows.
+NATIVE_CHUNK_BYTES = 4 << 20
+NATIVE_BATCH_ROWS = 20_000
+_P = ctypes.POINTER
+_SIGS = {
+    "mqn_rc_plain": (ctypes.c_int32, [ctypes.c_char_p, ctypes.c_size_t]),
+    "mqn_rc_fd_plain": (ctypes.c_int32, [ctypes.c_int32]),
+    "mqn_rc_new": (ctypes.c_void_p, []),
+    "mqn_rc_free": (None, [ctypes.c_void_p]),
+    "mqn_rc_feed": (
+        ctypes.c_int32, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int64]
+    ),
+    "mqn_rc_finish": (ctypes.c_int32, [ctypes.c_void_p]),
+    "mqn_rc_error": (
+        None, [ctypes.c_void_p, _P(ctypes.c_void_p), _P(ctypes.c_size_t), _P(ctypes.c_int64)]
+    ),
+    "mqn_rc_pending": (ctypes.c_int64, [ctypes.c_void_p]),
+    "mqn_rc_counters": (None, [ctypes.c_void_p, _P(ctypes.c_void_p), _P(ctypes.c_size_t)]),
+    "mqn_rc_take": (ctypes.c_void_p, [ctypes.c_void_p, _P(ctypes.c_int64)]),
+}  # fmt: skip
+
+
+def native_library() -> ctypes.CDLL | None:
+    """The compiled library with this parser's entry points bound, or None (not built, switched
+    off with ``MQCAP_NATIVE=0``, or a library without them: Python parses)."""
+    lib = _native.library()
+    return _bound(lib) if lib is not None else None
+
+
+@lru_cache(maxsize=4)
+def _bound(lib: ctypes.CDLL) -> ctypes.CDLL | None:
+    if not hasattr(lib, "mqn_rc_new"):
+        return None
+    return _native.bind(lib, _SIGS)
+
+
+class _PlainTest:
+    """``_native.file_is_plain``'s library, with this parser's plain-text test."""
+
+    def __init__(self, lib: ctypes.CDLL) -> None:
+        self.mqn_plain = lib.mqn_rc_plain
+        self.mqn_fd_plain = lib.mqn_rc_fd_plain
+
+
+def parse_native(ctx: ParseContext, lib: ctypes.CDLL) -> Iterator[Batch]:
+    """:func:`parse_by_line`'s rows, counters and errors from the compiled parser, chunk by
+    chunk (``lib``: the compiled library, with this parser's entry points)."""
+    lib = _bound(lib)
+    h = lib.mqn_rc_new()
+
+    def check(rc: int) -> None:
+        _native_counters(ctx, lib, h)
+        if rc == 1:
+            msg, n, line = ctypes.c_void_p(), ctypes.c_size_t(), ctypes.c_int64()
+            lib.mqn_rc_error(h, ctypes.byref(msg), ctypes.byref(n), ctypes.byref(line))
+            raise ctx.error(ctypes.string_at(msg.value, n.value).decode(), line=line.value)
+        if rc == 3:  # plain when checked, not now
+            raise ChangedWhileRead(ctx.path)
+        if rc:
+            raise _native.NativeBug(f"{ctx.source_file}: the compiled RMF CRYPTO parser failed")
+
+    try:
+        for first, data in text_chunks(ctx, NATIVE_CHUNK_BYTES):
+            check(lib.mqn_rc_feed(h, data, len(data), first))
+            if lib.mqn_rc_pending(h) >= NATIVE_BATCH_ROWS:
+                yield TABLE.name, _native_take(ctx, lib, h)
+        check(lib.mqn_rc_finish(h))
+        if lib.mqn_rc_pending(h):
+            yield TABLE.name, _native_take(ctx, lib, h)
+    finally:
+        lib.mqn_rc_free(h)
+
+
+def _native_counters(ctx: ParseContext, lib: ctypes.CDLL, h: int) -> None:
+    """The unknown and skipped lines the compiled parser counted since the last call."""
+    ptr, n = ctypes.c_void_p(), ctypes.c_size_t()
+    lib.mqn_rc_counters(h, ctypes.byref(ptr), ctypes.byref(n))
+    if n.value:
+        for line in ctypes.string_at(ptr.value, n.value).decode().split("\n")[:-1]:
+            what, count = line[1:].rsplit("\t", 1)
+            (ctx.unknown if line[0] == "U" else ctx.skip)(what, int(count))
+
+
+def _native_take(ctx: ParseContext, lib: ctypes.CDLL, h: int) -> pl.DataFrame:
+    """The rows landed so far, as :class:`Rows` frames them (buffers of ``mqn_rc_take``)."""
+    pa = _native.pa
+    n = ctypes.c_int64()
+    ptr = lib.mqn_rc_take(h, ctypes.byref(n))
+    if not ptr:
+        raise _native.NativeBug(f"{ctx.source_file}: the compiled RMF CRYPTO parser failed")
+    b, n = _native.Batch(lib, ptr), n.value
+    f64, i32 = pa.float64(), pa.int32()
+    df = pl.from_arrow(
+        pa.table(
+            {
+                "system_id": b.views(0, n),
+                "zos_level": b.views(3, n),
+                "interval_start": b.ints(6, n, pa.timestamp("us")),
+                "interval_s": b.ints(7, n, f64, valid=8),
+                "source_line": b.ints(9, n),
+                "section": b.views(10, n),
+                "card_type": b.views(13, n),
+                "card_id": b.ints(16, n, i32, valid=17),
+                "function": b.views(18, n),
+                "key_size_bits": b.ints(21, n, i32, valid=22),
+                "scope": b.views(23, n),
+                **{m: b.ints(26 + 2 * k, n, f64, valid=27 + 2 * k) for k, m in enumerate(_METRICS)},
+            }
+        )
+    )
+    # (pa.array of Python objects would import pandas: the file name is added in polars)
+    return df.select(pl.lit(ctx.source_file, pl.Utf8).alias("source_file"), *Rows.NAMES[1:])
 
 
 PARSER = Parser(
