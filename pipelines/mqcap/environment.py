@@ -64,6 +64,8 @@ VARIABLES: dict[str, Variable] = {
         Variable("MQCAP_DBT_PARSE_CACHE", None, "a folder of dbt parses shared by warehouses"),
         Variable("MQCAP_DBT_WARM", "1", "0: start dbt afresh for each dbt command"),
         Variable("MQCAP_RENDER_KEEP", None, "keep the renderer's work folder"),
+        Variable("MQCAP_NATIVE", "1", "0: parse every file in Python, no compiled parser"),
+        Variable("MQCAP_NATIVE_LIB", None, "the compiled parsers' library to load"),
         # Set by mqcap for its own children.
         Variable("MQCAP_SPARK_LOG_DIR", None, "Spark's log folder", internal=True),
         Variable("MQCAP_SPARK_BUILD", None, "the dbt-spark process's build folder", internal=True),

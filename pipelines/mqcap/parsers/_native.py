@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import ctypes
 import io
-import os
 from functools import lru_cache
 from pathlib import Path
 
+from mqcap import environment
 from mqcap.parsers._lazy import lazy_module
 
 pa = lazy_module("pyarrow", __name__, "pa")
@@ -31,12 +31,13 @@ _P = ctypes.POINTER
 
 def lib_path() -> Path:
     """Where the built library is looked for (``MQCAP_NATIVE_LIB`` overrides it)."""
-    return Path(os.environ.get("MQCAP_NATIVE_LIB") or Path(__file__).parents[1] / "_lib" / LIB_NAME)
+    found = environment.text("MQCAP_NATIVE_LIB")
+    return Path(found) if found else Path(__file__).parents[1] / "_lib" / LIB_NAME
 
 
 def enabled() -> bool:
     """False when ``MQCAP_NATIVE=0``: every file is parsed in Python."""
-    return os.environ.get("MQCAP_NATIVE", "1") != "0"
+    return environment.text("MQCAP_NATIVE") != "0"
 
 
 def library() -> ctypes.CDLL | None:
