@@ -92,5 +92,33 @@ def run(work: Path, quick: bool) -> list[dict]:
                 ),
             )
         )
+        if kind == "crypto":
+            t_py, mem_py, (_, cpu_py) = measure(
+                lambda p=path, k=kind: _in_python(lambda: parse_rows(PARSERS[k], p))
+            )
+            out.append(
+                result(
+                    f"rmf_{kind} parse",
+                    "compiled parser, seconds",
+                    t_parse,
+                    "s",
+                    "the Python parser (in bulk) on the same file (MQCAP_NATIVE=0)",
+                    t_py,
+                    peak_rss_mb=mem_parse,
+                    notes=(
+                        f"{t_py / t_parse:.1f}x faster (CPU {cpu:.1f}s against {cpu_py:.1f}s); "
+                        f"Python peak RSS {mem_py:.0f} MB; the same rows as the line-by-line "
+                        "parse (tests/test_native_crypto.py)"
+                    ),
+                )
+            )
         path.unlink()
     return out
+
+
+def _in_python(fn):
+    """``fn()`` with the compiled parsers switched off (in the forked child only)."""
+    import os
+
+    os.environ["MQCAP_NATIVE"] = "0"
+    return fn()
