@@ -221,3 +221,27 @@ def test_non_card_section_after_the_cards_is_skipped_not_parsed(tmp_path):
     )
     assert parsed.ctx.skipped["ICSF SERVICES section"] == 1
     assert parsed.ctx.skipped["ICSF SERVICES line"] == 4
+
+
+def test_a_cached_column_header_carries_nothing_from_an_earlier_report():
+    # The column-header cache is per process: a header read in one report's section must give
+    # a later report's section what reading it afresh gives, not the earlier section's ID,
+    # FUNCTION or KEY columns (set by an earlier header of that section, not by this one).
+    from mqcap.parsers.rmf_crypto import _SLOT_CACHE, SECTIONS, Section, _read_slots, _slots
+
+    with_id = "TYPE     ID   RATE  EXEC TIME  UTIL%    FUNCTION          RATE    EXEC TIME   UTIL%"
+    without = "        RATE  EXEC TIME  UTIL%"
+    name = SECTIONS["PKCS11"]
+    _SLOT_CACHE.clear()
+    earlier = Section(name=name, line=1, interval_key=())
+    _slots(earlier, with_id)
+    _slots(earlier, without)  # keeps the earlier header's ID end and FUNCTION start
+    assert earlier.id_end != 9 and earlier.func_start is not None
+    later = Section(name=name, line=1, interval_key=(), layout=None)
+    later.layout = earlier.layout
+    _slots(later, without)
+    fresh = Section(name=name, line=1, interval_key=(), layout=earlier.layout)
+    _read_slots(fresh, without)
+    got = (later.layout, later.slots, later.id_end, later.func_start, later.key_end)
+    want = (fresh.layout, fresh.slots, fresh.id_end, fresh.func_start, fresh.key_end)
+    assert got == want

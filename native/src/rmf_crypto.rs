@@ -706,11 +706,13 @@ pub struct Slot {
     function: u8,
 }
 
+/// A column header read: its layout and slots, and the ID, FUNCTION and KEY columns it sets
+/// (None: it has no such label, and the section keeps its own).
 #[derive(Clone)]
 struct SlotRead {
     layout: u8,
     slots: Vec<Slot>,
-    id_end: i64,
+    id_end: Option<i64>,
     func_start: Option<i64>,
     key_end: Option<i64>,
 }
@@ -744,8 +746,8 @@ const LABELS: [&[u8]; 8] = [
 ];
 
 /// `_read_slots(section, text)`: the labels (`_LABELS.finditer`: the alternatives in order at
-/// each position, no word boundaries) read into slots; what the line has no label for keeps
-/// the section's value.
+/// each position, no word boundaries) read into slots; what the line has no label for is None
+/// (the section keeps its value: `slots`).
 fn read_slots(sec: &Section, t: &[u8]) -> SlotRead {
     let mut labels: Vec<(usize, usize, usize)> = Vec::new();
     let mut p = 0;
@@ -765,9 +767,9 @@ fn read_slots(sec: &Section, t: &[u8]) -> SlotRead {
     let mut r = SlotRead {
         layout,
         slots: Vec::new(),
-        id_end: sec.id_end,
-        func_start: sec.func_start,
-        key_end: sec.key_end,
+        id_end: None,
+        func_start: None,
+        key_end: None,
     };
     let (mut func, mut groups, mut keygens) = (false, -1i64, 0usize);
     let accel_total = sec.name == ACCEL && layout != LPAR_CPC;
@@ -775,7 +777,7 @@ fn read_slots(sec: &Section, t: &[u8]) -> SlotRead {
         let center2 = (start + end) as i64;
         let label = LABELS[k];
         match label {
-            b"ID" => r.id_end = end as i64,
+            b"ID" => r.id_end = Some(end as i64),
             b"TYPE" => {}
             b"FUNCTION" => {
                 func = true;
@@ -1350,7 +1352,8 @@ impl Parser {
         Ok(false)
     }
 
-    /// `_slots(section, text)`, with `_SLOT_CACHE` (this parse's).
+    /// `_slots(section, text)`, with `_SLOT_CACHE` (this parse's; it keeps only what a header
+    /// sets, so a cached read gives what a fresh one gives).
     fn slots(&mut self, t: &[u8]) {
         let sec = self.section.as_mut().unwrap();
         let hit = self
@@ -1371,9 +1374,15 @@ impl Parser {
         sec.layout = Some(read.layout);
         sec.func_slots = read.slots.iter().copied().filter(|s| s.func).collect();
         sec.slots = Some(read.slots);
-        sec.id_end = read.id_end;
-        sec.func_start = read.func_start;
-        sec.key_end = read.key_end;
+        if let Some(v) = read.id_end {
+            sec.id_end = v;
+        }
+        if read.func_start.is_some() {
+            sec.func_start = read.func_start;
+        }
+        if read.key_end.is_some() {
+            sec.key_end = read.key_end;
+        }
     }
 
     /// `_Reader.ident`: the interval's identity columns, worked out once per interval key.

@@ -131,22 +131,38 @@ def _section_kind(name: str) -> str:
 
 
 _SLOT_CACHE: dict[tuple, tuple] = {}
+# A header's ID, FUNCTION and KEY columns, where it has them; where it has not, the section keeps
+# those of its earlier header. The cache keeps only what the header itself set (None: not set),
+# so a header read in one report gives a later report's section what reading it gives there.
+_CARRIED = ("id_end", "func_start", "key_end")
+_UNSET = object()
 
 
 def _slots(section: Section, text: str) -> None:
     """Read the column-header line (``TYPE   ID   RATE  EXEC TIME  UTIL% ...``) into slots."""
     key = (section.name, section.layout, text)
-    if key in _SLOT_CACHE:
-        (section.layout, section.slots, section.id_end, section.func_start, section.key_end) = (
-            _SLOT_CACHE[key]
+    hit = _SLOT_CACHE.get(key)
+    if hit is None:
+        carried = [getattr(section, name) for name in _CARRIED]
+        for name in _CARRIED:
+            setattr(section, name, _UNSET)
+        _read_slots(section, text)
+        found = tuple(
+            None if getattr(section, name) is _UNSET else getattr(section, name)
+            for name in _CARRIED
         )
-        section.func_slots = [s for s in section.slots if s.part == "func"]
-        return
-    _read_slots(section, text)
-    if len(_SLOT_CACHE) < 256:
-        _SLOT_CACHE[key] = (
-            section.layout, section.slots, section.id_end, section.func_start, section.key_end,
-        )  # fmt: skip
+        for name, old in zip(_CARRIED, carried, strict=True):
+            if getattr(section, name) is _UNSET:
+                setattr(section, name, old)
+        hit = (section.layout, section.slots, *found)
+        if len(_SLOT_CACHE) < 256:
+            _SLOT_CACHE[key] = hit
+    else:
+        section.layout, section.slots = hit[0], hit[1]
+        for name, value in zip(_CARRIED, hit[2:], strict=True):
+            if value is not None:
+                setattr(section, name, value)
+    section.func_slots = [s for s in section.slots if s.part == "func"]
 
 
 def _read_slots(section: Section, text: str) -> None:
