@@ -338,3 +338,16 @@ def test_a_batch_stays_alive_while_its_frame_does(tmp_path):
     cols = ["source_line", "pair_no", "key", "value", "channel"]
     assert df.height > 10
     assert df.select(cols).sort(cols).equals(want.select(cols).sort(cols))
+
+
+def test_a_status_becomes_what_python_raises(tmp_path):
+    # 3: the file is no longer the plain text it was checked to be (skipped, retried next
+    # ingest); 2 or anything else: a bug, not bad input; 0: nothing
+    f = tmp_path / "c.txt"
+    f.write_bytes(b"x\n")
+    ctx = ParseContext(path=f, source_file="c.txt", size=2)
+    _native.raise_for(ctx, LIB, "chs", 0, 0, "CHSTATUS")
+    with pytest.raises(base.ChangedWhileRead):
+        _native.raise_for(ctx, LIB, "chs", 0, 3, "CHSTATUS")
+    with pytest.raises(_native.NativeBug, match=r"c\.txt: the compiled CHSTATUS parser failed"):
+        _native.raise_for(ctx, LIB, "chs", 0, 2, "CHSTATUS")

@@ -123,6 +123,39 @@ class NativeBug(RuntimeError):
     """The compiled parser failed (a panic): a bug in mqcap, not bad input."""
 
 
+def raise_for(ctx, lib: ctypes.CDLL, prefix: str, handle: int, status: int, what: str) -> None:
+    """What a parser's ``mqn_<prefix>_feed`` or ``_finish`` status means in Python: 0 nothing,
+    1 the input error it found (``ctx.error`` with its message and line), 3 the file is no
+    longer the plain text it was checked to be (``ChangedWhileRead``: retried), else a bug.
+
+    Example:
+        raise_for(ctx, lib, "chs", h, lib.mqn_chs_feed(h, data, len(data), first), "CHSTATUS")
+    """
+    from mqcap.parsers.base import ChangedWhileRead
+
+    if status == 0:
+        return
+    if status == 1:
+        msg, n, line = ctypes.c_void_p(), ctypes.c_size_t(), ctypes.c_int64()
+        getattr(lib, f"mqn_{prefix}_error")(
+            handle, ctypes.byref(msg), ctypes.byref(n), ctypes.byref(line)
+        )
+        raise ctx.error(ctypes.string_at(msg.value, n.value).decode(), line=line.value)
+    if status == 3:
+        raise ChangedWhileRead(ctx.path)
+    raise NativeBug(f"{ctx.source_file}: the compiled {what} parser failed")
+
+
+def add_counters(ctx, lib: ctypes.CDLL, prefix: str, handle: int, names: tuple) -> None:
+    """The unknown and skipped lines ``mqn_<prefix>_counters`` counted since its last call,
+    added to ``ctx``; ``names``: (\"unknown\" or \"skip\", what) in the library's order."""
+    counts = (ctypes.c_int64 * len(names))()
+    getattr(lib, f"mqn_{prefix}_counters")(handle, counts)
+    for (kind, what), n in zip(names, counts, strict=True):
+        if n:
+            (ctx.unknown if kind == "unknown" else ctx.skip)(what, n)
+
+
 class Batch:
     """One batch the library made (``mqn_*_take``), its columns read as pyarrow arrays without a
     copy: every array keeps this object alive, and the last one gone frees the batch."""

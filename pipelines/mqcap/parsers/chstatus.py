@@ -51,7 +51,6 @@ from mqcap.parsers._lines import line_series, owner_column, texts
 from mqcap.parsers.base import (
     TEXT_LINEAGE,
     Batch,
-    ChangedWhileRead,
     ParseContext,
     Parser,
     Table,
@@ -744,14 +743,7 @@ def parse_native(ctx: ParseContext, lib) -> Iterator[Batch]:
 
     def check(rc: int) -> None:
         _native_counters(ctx, lib, h)
-        if rc == 1:
-            msg, n, line = ctypes.c_void_p(), ctypes.c_size_t(), ctypes.c_int64()
-            lib.mqn_chs_error(h, ctypes.byref(msg), ctypes.byref(n), ctypes.byref(line))
-            raise ctx.error(ctypes.string_at(msg.value, n.value).decode(), line=line.value)
-        if rc == 3:  # plain when checked, not now
-            raise ChangedWhileRead(ctx.path)
-        if rc:
-            raise _native.NativeBug(f"{ctx.source_file}: the compiled CHSTATUS parser failed")
+        _native.raise_for(ctx, lib, "chs", h, rc, "CHSTATUS")
 
     try:
         lines, snaps = ctypes.c_int64(), ctypes.c_int64()
@@ -768,13 +760,7 @@ def parse_native(ctx: ParseContext, lib) -> Iterator[Batch]:
 
 def _native_counters(ctx: ParseContext, lib, h: int) -> None:
     """The unknown and skipped lines the compiled parser counted since the last call."""
-    import ctypes
-
-    counts = (ctypes.c_int64 * len(_NATIVE_COUNTERS))()
-    lib.mqn_chs_counters(h, counts)
-    for (kind, what), n in zip(_NATIVE_COUNTERS, counts, strict=True):
-        if n:
-            (ctx.unknown if kind == "unknown" else ctx.skip)(what, n)
+    _native.add_counters(ctx, lib, "chs", h, _NATIVE_COUNTERS)
 
 
 def _native_take(ctx: ParseContext, lib, h: int, final: bool) -> Iterator[Batch]:

@@ -40,7 +40,6 @@ from mqcap.parsers._lazy import lazy_module
 from mqcap.parsers.base import (
     TEXT_OR_BINARY_LINEAGE,
     Batch,
-    ChangedWhileRead,
     ParseContext,
     Parser,
     Table,
@@ -1194,14 +1193,7 @@ def parse_native(ctx: ParseContext, lib: ctypes.CDLL) -> Iterator[Batch]:
 
     def check(rc: int) -> None:
         _native_counters(ctx, lib, h)
-        if rc == 1:
-            msg, n, line = ctypes.c_void_p(), ctypes.c_size_t(), ctypes.c_int64()
-            lib.mqn_rc_error(h, ctypes.byref(msg), ctypes.byref(n), ctypes.byref(line))
-            raise ctx.error(ctypes.string_at(msg.value, n.value).decode(), line=line.value)
-        if rc == 3:  # plain when checked, not now
-            raise ChangedWhileRead(ctx.path)
-        if rc:
-            raise _native.NativeBug(f"{ctx.source_file}: the compiled RMF CRYPTO parser failed")
+        _native.raise_for(ctx, lib, "rc", h, rc, "RMF CRYPTO")
 
     try:
         for first, data in text_chunks(ctx, NATIVE_CHUNK_BYTES):
