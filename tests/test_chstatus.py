@@ -241,6 +241,61 @@ def test_zos_block_without_end_before_next_block_is_an_error(tmp_path):
     assert err.value.line == 13
 
 
+RUNMQSC_TWO = """AMQ8417I: Display Channel Status details.
+   CHANNEL(QM01.QMR01)                     CHLTYPE(SDR)
+   STATUS(RUNNING)
+AMQ8417I: Display Channel Status details.
+   CHLTYPE(RCVR)                           CONNAME(52.42.174.228)
+   STATUS(RUNNING)                         SUBSTATE(RECEIVE)
+AMQ8417I: Display Channel Status details.
+   CHANNEL(QMR01.QM01)                     CHLTYPE(RCVR)
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line"),
+    [
+        # the second block's CHANNEL( ) is gone: its attributes belong to no channel
+        ("runmqsc", RUNMQSC_TWO, 4),
+        ("blank name", RUNMQSC_TWO.replace("   CHLTYPE(RCVR)  ", "   CHANNEL( ) CHLTYPE(RCVR)"), 4),
+        ("empty name", RUNMQSC_TWO.replace("   CHLTYPE(RCVR)  ", "   CHANNEL() CHLTYPE(RCVR)"), 4),
+        # z/OS: the CHSTATUS( ) line of the block is gone
+        ("zos", "\n".join(ln for ln in ZOS_LINES if "CHSTATUS(" not in ln) + "\n", 1),
+    ],
+)
+def test_a_block_of_attributes_that_names_no_channel_is_an_error(tmp_path, name, text, line):
+    # Landed, its rows would have no channel: the channel-status marts are keyed by channel,
+    # and one such row failed every dbt build after it (int_channel_status's "null key").
+    with pytest.raises(InputError) as err:
+        parse_file(chstatus.PARSER, write(tmp_path, "unnamed.txt", text))
+    assert err.value.line == line
+    assert f"channel-status block of line {line} names no channel" in str(err.value)
+    assert "unnamed.txt" in str(err.value)
+
+
+def test_a_block_named_after_its_first_attribute_line_is_not_an_error(tmp_path, monkeypatch):
+    # The name comes on the block's second line, after the last line of a chunk and a batch:
+    # the open block's attributes wait for it.
+    text = RUNMQSC_TWO.replace(
+        "   STATUS(RUNNING)                         SUBSTATE(RECEIVE)",
+        "   CHANNEL(LATE.NAME)                      SUBSTATE(RECEIVE)",
+    )
+    monkeypatch.setattr(chstatus, "CHUNK_BYTES", 64)
+    monkeypatch.setattr(chstatus, "_BATCH_LINES", 1)
+    df = parse_file(chstatus.PARSER, write(tmp_path, "late.txt", text))["chstatus_attr"]
+    assert df.filter(pl.col("block_no") == 2)["channel"].unique().to_list() == ["LATE.NAME"]
+    assert df["channel"].null_count() == 0
+
+
+def test_a_block_header_with_no_attributes_is_not_an_error(tmp_path):
+    # A capture cut just after a block's header line: no rows without a channel, nothing refused.
+    text = RUNMQSC_TWO + "AMQ8417I: Display Channel Status details.\n"
+    text = text.replace("   CHLTYPE(RCVR)  ", "   CHANNEL(B) CHLTYPE(RCVR)")
+    parsed = parse_file(chstatus.PARSER, write(tmp_path, "cut.txt", text))
+    assert parsed["chstatus_snapshot"]["channel_count"].to_list() == [4]
+    assert parsed["chstatus_attr"]["channel"].null_count() == 0
+
+
 # -- snapshots and their timestamps -------------------------------------------------------------
 
 STAMPS = [

@@ -179,8 +179,9 @@ impl Out {
     }
 }
 
-/// A block's (snapshot no, snapshot time, channel), as its rows get them when taken.
-type Meta = (i64, Option<i64>, Option<Vec<u8>>);
+/// A block's (snapshot no, snapshot time, channel), as its rows get them when taken, and the
+/// block's first line.
+type Meta = (i64, Option<i64>, Option<Vec<u8>>, i64);
 type View = [u8; 16];
 
 pub struct Parser {
@@ -194,7 +195,7 @@ pub struct Parser {
     qmgr: Option<Vec<u8>>,
     jes_date: Option<i64>,
     snap_rows: Vec<Snap>,
-    /// block -> (snapshot no, snapshot time, channel)
+    /// block -> (snapshot no, snapshot time, channel, first line)
     meta: std::collections::HashMap<i64, Meta>,
     /// rows of the vector lines, and (block, lines) runs of those lines: all, unparsable
     v: Rows,
@@ -509,7 +510,7 @@ impl Parser {
         self.n_block += 1;
         self.n_seen_blocks += 1;
         let (sno, stime) = (s.no, s.time);
-        self.meta.insert(self.n_block, (sno, stime, None));
+        self.meta.insert(self.n_block, (sno, stime, None, lineno));
         self.blk = Some(Blk {
             no: self.n_block,
             line: lineno,
@@ -525,7 +526,7 @@ impl Parser {
         let s = self.snap.as_ref().unwrap();
         let b = self.blk.as_mut().unwrap();
         b.channel = Some(ch.clone());
-        self.meta.insert(b.no, (s.no, s.time, Some(ch)));
+        self.meta.insert(b.no, (s.no, s.time, Some(ch), b.line));
     }
 
     fn add_pairs_line(&mut self, lineno: i64, s: &[u8]) -> bool {
@@ -821,7 +822,7 @@ impl Parser {
         self.zos_snapshot_time(&prefix, lineno);
         let sn = self.snap.as_ref().unwrap();
         let b = self.blk.as_mut().unwrap();
-        self.meta.insert(b.no, (sn.no, sn.time, None));
+        self.meta.insert(b.no, (sn.no, sn.time, None, b.line));
         if let Some(last) = words.last() {
             if is_decimal(last) && words.len() > 6 {
                 b.conn_id = Some(last.to_vec());
@@ -890,6 +891,62 @@ impl Parser {
         Ok(())
     }
 
+    /// The open block when its channel line is still to come: its attributes are held back.
+    fn held(&self, final_: bool) -> Option<i64> {
+        match &self.blk {
+            Some(b) if !final_ && b.channel.is_none() => Some(b.no),
+            _ => None,
+        }
+    }
+
+    /// Unparsable vector lines are counted when taken (Python's vector_frame), but those of
+    /// the block held back.
+    fn count_unparsable(&mut self, held: Option<i64>) {
+        for (b, n) in std::mem::take(&mut self.v_bad) {
+            if Some(b) == held {
+                self.v_bad.push((b, n));
+            } else {
+                self.counters[U_UNPARSABLE] += n;
+            }
+        }
+    }
+
+    /// `_Parser.take`'s check, before anything is taken: the first block (by number) among the
+    /// rows `take(final_)` would give that names no channel (no `CHANNEL( )` or `CHSTATUS( )`
+    /// with a name). Its rows could not be told from another channel's.
+    pub fn check_named(&mut self, final_: bool) -> Res {
+        let held = self.held(final_);
+        // as Python's take counts them before its check
+        self.count_unparsable(held);
+        let mut first: Option<(i64, i64)> = None;
+        for rows in [&self.v, &self.p] {
+            let mut last = None;
+            for &b in rows.block.iter() {
+                if Some(b) == held || Some(b) == last {
+                    continue;
+                }
+                last = Some(b);
+                if let Some(m) = self.meta.get(&b) {
+                    let unnamed = match &m.2 {
+                        Some(c) => c.is_empty(),
+                        None => true,
+                    };
+                    let earlier = match first {
+                        Some((f, _)) => b < f,
+                        None => true,
+                    };
+                    if unnamed && earlier {
+                        first = Some((b, m.3));
+                    }
+                }
+            }
+        }
+        match first {
+            Some((_, line)) => Err((unnamed_message(line), line)),
+            None => Ok(()),
+        }
+    }
+
     /// `_Parser.take`: the rows (and snapshot rows) taken now.
     pub fn take(&mut self, final_: bool) -> Out {
         let mut out = Out::new();
@@ -904,23 +961,12 @@ impl Parser {
             out.s_count.push(s.blocks);
             out.s_expected.push(s.expected);
         }
-        // The channel line of the open block is still to come: hold its attributes back.
-        let held: Option<i64> = match &self.blk {
-            Some(b) if !final_ && b.channel.is_none() => Some(b.no),
-            _ => None,
-        };
+        let held = self.held(final_);
         let v_keep = self.v.split_held(held);
         let p_keep = self.p.split_held(held);
         let mut rows = std::mem::replace(&mut self.v, v_keep);
         rows.append(&std::mem::replace(&mut self.p, p_keep));
-        // unparsable vector lines are counted when taken (Python's vector_frame)
-        for (b, n) in std::mem::take(&mut self.v_bad) {
-            if Some(b) == held {
-                self.v_bad.push((b, n));
-            } else {
-                self.counters[U_UNPARSABLE] += n;
-            }
-        }
+        self.count_unparsable(held);
         out.lines_taken = self
             .v_lines
             .iter()
@@ -953,7 +999,7 @@ impl Parser {
                 }
             };
             match m {
-                Some((sno, stime, _)) => {
+                Some((sno, stime, _, _)) => {
                     out.snapshot_no.push(*sno);
                     out.snapshot_no_valid.push(true);
                     out.snapshot_time.push(stime.unwrap_or(0));
@@ -983,6 +1029,13 @@ impl Parser {
         out.rows = rows;
         out
     }
+}
+
+/// The error of a block of attributes with no channel name (`_unnamed_message` in Python).
+fn unnamed_message(line: i64) -> String {
+    format!(
+        "channel-status block of line {line} names no channel (no CHANNEL( ) or CHSTATUS( ) with a name)"
+    )
 }
 
 /// One more line of block `b` in a run-length list.

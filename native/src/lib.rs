@@ -18,7 +18,7 @@ pub mod text;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Bumped with any change of the functions below; Python refuses another version.
-pub const ABI_VERSION: u32 = 2;
+pub const ABI_VERSION: u32 = 3;
 
 #[no_mangle]
 pub extern "C" fn mqn_abi_version() -> u32 {
@@ -158,6 +158,15 @@ pub extern "C" fn mqn_chs_feed(h: *mut ChsHandle, ptr: *const u8, len: usize, fi
 pub extern "C" fn mqn_chs_finish(h: *mut ChsHandle) -> i32 {
     let h = unsafe { &mut *h };
     let r = catch_unwind(AssertUnwindSafe(|| h.parser.finish()));
+    status(r, h)
+}
+
+/// The checks of a take (`final_`: the last one) before it is taken: 0 ok, 1 an input error
+/// (a block of attributes that names no channel), 2 a panic.
+#[no_mangle]
+pub extern "C" fn mqn_chs_check(h: *mut ChsHandle, final_: i32) -> i32 {
+    let h = unsafe { &mut *h };
+    let r = catch_unwind(AssertUnwindSafe(|| h.parser.check_named(final_ != 0)));
     status(r, h)
 }
 

@@ -25,7 +25,7 @@ pa = lazy_module("pyarrow", __name__, "pa")
 pl = lazy_module("polars", __name__, "pl")
 
 LIB_NAME = "libmqcap_native.so"
-ABI_VERSION = 2
+ABI_VERSION = 3
 _P = ctypes.POINTER
 
 
@@ -62,6 +62,7 @@ def _load() -> ctypes.CDLL | None:
         "mqn_chs_free": (None, [vp]),
         "mqn_chs_feed": (ctypes.c_int32, [vp, ctypes.c_char_p, sz, i64]),
         "mqn_chs_finish": (ctypes.c_int32, [vp]),
+        "mqn_chs_check": (ctypes.c_int32, [vp, ctypes.c_int32]),
         "mqn_chs_error": (None, [vp, _P(ctypes.c_void_p), _P(sz), _P(i64)]),
         "mqn_chs_pending": (None, [vp, _P(i64), _P(i64)]),
         "mqn_chs_counters": (None, [vp, _P(i64)]),

@@ -124,7 +124,16 @@ def _attr_schema() -> dict:
     }
 
 
-_NO_META = (None, None, None)
+_NO_META = (None, None, None, None)
+
+
+def _unnamed_message(line: int) -> str:
+    """The error of a block of attributes with no channel name (``unnamed_message`` in the
+    compiled parser): its rows could not be told from another channel's."""
+    return (
+        f"channel-status block of line {line} names no channel (no CHANNEL( ) or CHSTATUS( )"
+        " with a name)"
+    )
 
 
 def sniff(head: bytes, name: str) -> bool:
@@ -238,7 +247,8 @@ class _Parser:
         self.qmgr: str | None = None
         self.jes_date: date | None = None
         self.snap_rows: list[dict] = []
-        self.block_meta: dict[int, tuple[int, datetime | None, str | None]] = {}
+        # block -> (snapshot no, snapshot time, channel, the block's first line)
+        self.block_meta: dict[int, tuple[int, datetime | None, str | None, int]] = {}
         # vectorised attribute lines: frames per chunk, plus lines the state machine passed on
         self.v_frames: list[pl.DataFrame] = []
         self.v_line: list[int] = []
@@ -297,13 +307,13 @@ class _Parser:
         self.n_block += 1
         self.n_seen_blocks += 1
         b = _Block(self.n_block, lineno, s, zos)
-        self.block_meta[b.no] = (s.no, s.time, None)
+        self.block_meta[b.no] = (s.no, s.time, None, lineno)
         self.blk = b
         return b
 
     def set_channel(self, b: _Block, value: str) -> None:
         b.channel = value.strip()
-        self.block_meta[b.no] = (b.snap.no, b.snap.time, b.channel)
+        self.block_meta[b.no] = (b.snap.no, b.snap.time, b.channel, b.line)
 
     def add_pairs(self, b: _Block, lineno: int, pairs: list[tuple[str, str | None]]) -> None:
         for k, (key, value) in enumerate(pairs, start=1):
@@ -511,7 +521,7 @@ class _Parser:
         if len(words) > 1 and snap.qmgr is None:
             snap.qmgr = _qmgr(words[1])
         self.zos_snapshot_time(snap, prefix, lineno)
-        self.block_meta[b.no] = (snap.no, snap.time, None)
+        self.block_meta[b.no] = (snap.no, snap.time, None, b.line)
         if words and words[-1].isdecimal() and len(words) > 6:
             b.conn_id = words[-1]
         b.fast = not prefix
@@ -538,9 +548,8 @@ class _Parser:
 
     # -- batches ----------------------------------------------------------------------------
     def take(self, final: bool) -> Iterator[Batch]:
-        if self.snap_rows:
-            yield SNAPSHOT.name, self.snap_rows
-            self.snap_rows = []
+        snap_rows = self.snap_rows
+        self.snap_rows = []
         frames = self.v_frames
         self.v_frames = []
         if self.v_line:
@@ -581,12 +590,20 @@ class _Parser:
             for lst in (self.p_line, self.p_block, self.p_pair, self.p_key, self.p_value):
                 del lst[:keep_p]
         if not frames:
+            if snap_rows:
+                yield SNAPSHOT.name, snap_rows
             return
         df = pl.concat(frames, how="vertical")
         # block of each row by position (block numbers are consecutive): no join needed
         block = df.get_column("block_no")
         low, high = (block.min(), block.max()) if block.len() else (0, -1)
         meta = [self.block_meta.get(u, _NO_META) for u in range(low, high + 1)]
+        unnamed = [u for u, m in enumerate(meta, low) if m[3] is not None and not m[2]]
+        if unnamed and (hit := block.filter(block.is_in(unnamed)).min()) is not None:
+            line = meta[hit - low][3]
+            raise self.ctx.error(_unnamed_message(line), line=line)
+        if snap_rows:
+            yield SNAPSHOT.name, snap_rows
         at = block - low
         open_no = self.blk.no if self.blk is not None else None
         for u in range(low, high + 1):
@@ -768,6 +785,11 @@ def _native_take(ctx: ParseContext, lib, h: int, final: bool) -> Iterator[Batch]
 
     pa = _native.pa
     rows, snaps, lines = ctypes.c_int64(), ctypes.c_int64(), ctypes.c_int64()
+    # a block of attributes that names no channel: the error before anything is taken (the
+    # unparsable lines it counts first, as Python's take does)
+    rc = lib.mqn_chs_check(h, int(final))
+    _native_counters(ctx, lib, h)
+    _native.raise_for(ctx, lib, "chs", h, rc, "CHSTATUS")
     ptr = lib.mqn_chs_take(
         h, int(final), ctypes.byref(rows), ctypes.byref(snaps), ctypes.byref(lines)
     )
