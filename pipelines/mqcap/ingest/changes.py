@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from mqcap.ingest.report import FileOutcome
-from mqcap.ledger.files import Entry, FileLedger, folder_of
+from mqcap.ledger.files import Entry, FileLedger, folder_of, stale
 
 # The set-aside reason of a copy; a reason that starts so marks a file to land once its
 # original is gone.
@@ -57,6 +57,7 @@ class Changes:
         self._sha256 = sha256
         self._settled_stat: dict[str, os.stat_result] = {}  # path string -> its stat
         self._folders: dict | None = None  # run folders, for the duplicates set aside
+        self.reread: set[str] = set()  # files read again: their parser changed since
 
     def settled(self, path: str, rel: str) -> bool:
         """True when the stat alone says the file is as the ledger has it (no work, no hashing);
@@ -67,6 +68,8 @@ class Changes:
         if prior is None or (prior.status != "loaded" and prior.retry):
             return False
         if prior.status == "set_aside" and self._original_gone(rel, prior):
+            return False
+        if self.stale(prior):
             return False
         try:
             st = os.stat(path)
@@ -90,6 +93,8 @@ class Changes:
         settled = prior is not None and (prior.status == "loaded" or not prior.retry)
         if settled and prior.status == "set_aside" and self._original_gone(rel, prior):
             settled = False
+        if settled and self.stale(prior):
+            settled = False
         if settled and prior.bytes == st.st_size and prior.mtime_ns == st.st_mtime_ns:
             return False, prior.sha256, prior, st
         sha = self._sha256(path, st)
@@ -98,6 +103,15 @@ class Changes:
                 self.ledger.touch(prior, st.st_mtime_ns)
             return False, sha, prior, st
         return True, sha, prior, st
+
+    def stale(self, prior: Entry) -> bool:
+        """``prior`` was read by other parser code than its parser's now (``ledger.files.stale``):
+        read again, its rows replaced (a verdict of bad input given again). Counted in
+        ``reread``."""
+        if not stale(prior):
+            return False
+        self.reread.add(prior.path)
+        return True
 
     def _original_gone(self, rel: str, prior: Entry) -> bool:
         """``prior`` was set aside as a duplicate, and no loaded file of its run (see

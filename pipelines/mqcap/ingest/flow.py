@@ -132,6 +132,13 @@ class Ingestor:
             note = self.parsing.spark_note(executors)
             self.progress.log(note)
             self.report.notes.append(note)
+        if self.changes.reread:
+            note = (
+                f"{len(self.changes.reread)} file(s) read again: read by other parser code than "
+                "this mqcap's (their rows replaced)"
+            )
+            self.progress.log(note)
+            self.report.notes.append(note)
         self.report.unattributed = ledger_files.unattributed(self.con)
         record_event(self.con, self.now, "ingest", self.report.summary())
 
@@ -175,6 +182,7 @@ class Ingestor:
             # exactly the bytes that were parsed (prepare reads them once for both).
             sha, st = prep.sha256, Seen(prep.size, prep.mtime_ns)
             settled = prior is not None and (prior.status == "loaded" or not prior.retry)
+            settled = settled and not self.changes.stale(prior)
             if settled and prior.sha256 == sha and prior.status == "loaded":
                 prep.discard()
                 if prior.mtime_ns != st.st_mtime_ns:

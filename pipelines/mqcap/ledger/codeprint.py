@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import cache
 from importlib import metadata
 from pathlib import Path
 
@@ -86,14 +87,20 @@ def imports_of_text(text: str, package: str = "mqcap") -> set[str]:
     return out
 
 
-def module_closure(roots: Iterable[str], root: Path | None = None) -> list[Path]:
+def module_closure(
+    roots: Iterable[str],
+    root: Path | None = None,
+    imports: Callable[[Path, str], set[str]] | None = None,
+) -> list[Path]:
     """Every file of the mqcap modules ``roots`` import, transitively (the roots included),
-    with each package's ``__init__`` on the way; sorted.
+    with each package's ``__init__`` on the way; sorted. ``imports(path, package)``: the
+    imports of one file (default: read now).
 
     Example:
         [p.name for p in module_closure(["mqcap.noise"])]
     """
     root = root or package_root()
+    imports = imports or (lambda path, package: imports_of_text(path.read_text("utf-8"), package))
     seen: dict[str, Path] = {}
     todo = list(roots)
     while todo:
@@ -107,7 +114,7 @@ def module_closure(roots: Iterable[str], root: Path | None = None) -> list[Path]
         parts = name.split(".")
         todo += [".".join(parts[:i]) for i in range(1, len(parts))]  # parent packages
         package = name if path.name == "__init__.py" else ".".join(parts[:-1])
-        todo += imports_of_text(path.read_text(encoding="utf-8"), package)
+        todo += imports(path, package)
     return sorted(set(seen.values()))
 
 
@@ -150,6 +157,70 @@ def code_fingerprint(
     for v in _versions(distributions):
         h.update(v.encode() + b"\0")
     return h.hexdigest()[:32]
+
+
+# What else shapes the rows a parser lands: the library of its compiled port (when it imports
+# the module that loads it) and the dataframe library its Python parse uses.
+_NATIVE_MODULE = ("parsers", "_native.py")
+PARSER_LIBRARIES = ("polars",)
+
+
+@cache
+def parser_print(module: str) -> str:
+    """``<module>@<32 hex>``: what turns a raw file into landing rows, fingerprinted: the parser's
+    module and every mqcap module it imports (transitively), the package data beside them, the
+    compiled parsers' library when the module can use it, and polars' version. The ledger keeps
+    it per file; a file whose print is no longer its parser's print is read again (README
+    "Reliability"). A module that is gone prints as nothing: never current.
+
+    Computed from the files (no parser is imported), once per process.
+
+    Example:
+        parser_print("mqcap.parsers.chstatus")  # 'mqcap.parsers.chstatus@5c0e…'
+    """
+    root = package_root()
+    modules = (
+        module_closure([module], root, lambda path, package: _source(path, package)[1])
+        if module.startswith("mqcap.parsers")
+        else []
+    )
+    h = hashlib.sha256()
+    for path in modules:
+        h.update(path.relative_to(root).as_posix().encode() + b"\0")
+        h.update(_source(path, "")[0])
+    for path in _data_files(modules):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0")
+        h.update(path.read_bytes())
+    if root.joinpath(*_NATIVE_MODULE) in modules:
+        from mqcap.parsers import _native
+
+        lib = _native.lib_path()
+        h.update(b"native\0" + (_source_bytes(lib) if lib.is_file() else b"absent"))
+    if modules:
+        for v in _versions(PARSER_LIBRARIES):
+            h.update(v.encode() + b"\0")
+    return f"{module}@{h.hexdigest()[:32]}"
+
+
+@cache
+def _source_bytes(path: Path) -> bytes:
+    return path.read_bytes()
+
+
+@cache
+def _source(path: Path, package: str) -> tuple[bytes, set[str]]:
+    """A module's bytes and (for ``package``) its imports, read once per process for the
+    parser prints (the parsers' modules share most of theirs)."""
+    data = _source_bytes(path)
+    return data, (imports_of_text(data.decode("utf-8"), package) if package else set())
+
+
+def print_is_current(stored: str | None) -> bool:
+    """Whether a file's stored parser print (:func:`parser_print`) is its parser's print now;
+    False for none (a file landed before mqcap kept prints)."""
+    if not stored:
+        return False
+    return parser_print(stored.partition("@")[0]) == stored
 
 
 def texts(folder: Path, patterns: tuple[str, ...]) -> list[str]:

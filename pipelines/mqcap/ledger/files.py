@@ -7,8 +7,14 @@ This module owns every read and write of the ledger; ``mqcap.ingest`` keeps the 
 - ``loaded``: its rows are in the landing tables (``file_id`` on every row);
 - ``set_aside``: proven bad input (or waiting: ``retry``), with the reason and position;
 - ``replaced``: an older version, superseded by a newer entry of the same path;
-- ``deleted``: the raw file is gone. A loaded file's deletion is a *new* row (fresh
-  ``file_id``, ``deleted_at``) and its rows leave landing in the same transaction.
+- ``deleted``: the raw file is gone (or, for a loaded file read again because its parser
+  changed, the same bytes were refused now: see ``parser_print``). A loaded file's deletion is
+  a *new* row (fresh ``file_id``, ``deleted_at``) and its rows leave landing in the same
+  transaction.
+
+``parser_print`` (``codeprint.parser_print``) names the parser code that read the file. A file
+whose print is not its parser's print now is read again by the next ingest, as if it had
+changed: its rows are replaced, or withdrawn when the same bytes are now refused.
 
 Invariant the pipeline relies on: every change of landing rows (load, replace, delete) has a
 ledger row with a fresh ``file_id`` from ``meta.file_id_seq``, so what changed since a step
@@ -34,6 +40,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import duckdb
 
 from mqcap import warehouse
+from mqcap.ledger import codeprint
 from mqcap.ledger.schema import LEDGER
 from mqcap.parsers import all_parsers, all_tables, parser_for_kind
 
@@ -66,6 +73,25 @@ class Entry(NamedTuple):
     reason: str | None
     position: str | None
     path: str
+    parser_print: str | None = None  # codeprint.parser_print of the parser that read it
+
+
+def print_of_kind(kind: str | None) -> str | None:
+    """The print (``codeprint.parser_print``) of the parser of ``kind`` now; None for no kind
+    (an unrecognised file) or a kind this version does not have."""
+    if kind is None:
+        return None
+    try:
+        module = parser_for_kind(kind).parse.__module__
+    except KeyError:
+        return None
+    return codeprint.parser_print(module)
+
+
+def stale(entry: Entry) -> bool:
+    """Whether ``entry``'s file was read by other parser code than its parser's now (or by a
+    version that kept no print): its rows, or its verdict, are owed again."""
+    return entry.kind is not None and not codeprint.print_is_current(entry.parser_print)
 
 
 def cap(text: str | None, limit: int = REASON_CAP) -> str | None:
@@ -97,7 +123,7 @@ class FileLedger:
 
     _CURRENT_SQL = f"""
         select file_id, sha256, status, retry, bytes, mtime_ns, kind, study, run_id,
-            reason, position, path
+            reason, position, path, parser_print
         from (
             select *, row_number() over (
                 partition by path order by status = 'loaded' desc, file_id desc
@@ -128,7 +154,7 @@ class FileLedger:
             # The whole ledger at once (a no-change run over 30,000 files reads it first thing):
             # what _put keeps per entry, built in bulk (``_runs`` is not read yet).
             rows = self.con.execute(self._CURRENT_SQL.format(only="")).fetchall()
-            self._current = {row[-1]: Entry._make(row) for row in rows}
+            self._current = {row[11]: Entry._make(row) for row in rows}
             for rel, entry in self._current.items():
                 if entry.status == "loaded":
                     self._loaded_by_sha.setdefault(entry.sha256, {})[rel] = entry
@@ -276,6 +302,11 @@ class FileLedger:
         set-aside entry. Returns the new file id (``file_id``: the one a landing of this file
         took before it was rolled back, so ids do not depend on how the file was parsed)."""
         prior = self.current(rel)
+        if prior is not None and prior.status == "loaded" and prior.sha256 == sha and stale(prior):
+            # The same bytes, read again by this mqcap's parser and refused: the rows older code
+            # made of them leave landing (a ``deleted`` row, as for a file gone).
+            self.delete(prior, "read again by this mqcap's parser and refused")
+            prior = self.current(rel)
         with self.transaction():
             if prior is not None and prior.status == "set_aside":
                 self.con.execute(
@@ -298,6 +329,7 @@ class FileLedger:
                     "study": run[0],
                     "run_id": run[1],
                     "seen_at": self.now,
+                    "parser_print": print_of_kind(kind),
                 }
             )
         self.refresh(rel)
@@ -393,6 +425,7 @@ class FileLedger:
                 ("seen_at", pa.timestamp("us")),
                 ("landed_at", pa.timestamp("us")),
                 ("attribution", pa.string()),
+                ("parser_print", pa.string()),
             ]
         )
 
@@ -406,6 +439,7 @@ class FileLedger:
         rows, entries = [], []
         for fid, rel, sha, size, mtime_ns, kind, run, per_table, unknown, skipped, facts in files:
             attribution, why = self.attribution(fid, rel, kind, run, facts)
+            printed = print_of_kind(kind)
             rows.append(
                 {
                     "file_id": fid,
@@ -425,11 +459,24 @@ class FileLedger:
                     "seen_at": self.now,
                     "landed_at": landed_at,
                     "attribution": attribution,
+                    "parser_print": printed,
                 }
             )
             entries.append(
                 Entry(
-                    fid, sha, "loaded", False, size, mtime_ns, kind, run[0], run[1], why, None, rel
+                    fid,
+                    sha,
+                    "loaded",
+                    False,
+                    size,
+                    mtime_ns,
+                    kind,
+                    run[0],
+                    run[1],
+                    why,
+                    None,
+                    rel,
+                    printed,
                 )
             )
         import pyarrow as pa

@@ -159,6 +159,12 @@ def _attribution(con: duckdb.DuckDBPyConnection) -> None:
     )
 
 
+def _parser_print(con: duckdb.DuckDBPyConnection) -> None:
+    # NULL on the rows of earlier versions: which parser code read those files is not known, so
+    # each file is read again once (codeprint.print_is_current).
+    con.execute(f"alter table {LEDGER} add column if not exists parser_print varchar")
+
+
 def _steps(con: duckdb.DuckDBPyConnection) -> None:
     if table_exists(con, META, "pipeline_step"):
         return
@@ -236,6 +242,7 @@ MIGRATIONS = (
         3, "pipeline steps (a build recorded as an event carried over)", _steps, ("pipeline_step",)
     ),
     Migration(4, "build scope and file spans", _scope, ("build_scope", "build_file_spans")),
+    Migration(5, "ledger: parser_print, the parser code that read each file", _parser_print),
 )
 LATEST = MIGRATIONS[-1].number
 
