@@ -69,6 +69,12 @@ def test_prints_follow_the_code_each_parser_imports(tmp_path, monkeypatch):
             "mqcap.parsers.chstatus",
             "mqcap.parsers.netstat",
         }
+        # mqcap's plumbing (settings' defaults, the environment variables, the error classes) is
+        # no parser's: changed, it reads no file again
+        for name in codeprint.PARSER_PLUMBING:
+            plumbing = copy / name
+            plumbing.write_bytes(plumbing.read_bytes() + b"\n# changed\n")
+        assert prints() == after
         # base.py is every parser's
         base = copy / "parsers" / "base.py"
         base.write_bytes(base.read_bytes() + b"\n# changed\n")

@@ -163,13 +163,19 @@ def code_fingerprint(
 # the module that loads it) and the dataframe library its Python parse uses.
 _NATIVE_MODULE = ("parsers", "_native.py")
 PARSER_LIBRARIES = ("polars",)
+# mqcap's plumbing the parsers import (the package, settings' defaults, the environment
+# variables' registry, the error classes): a change there does not change what a file's rows
+# are, and would read every file of every warehouse again. Everything else a parser reaches is
+# in its print.
+PARSER_PLUMBING = ("__init__.py", "settings.py", "environment.py", "errors.py")
 
 
 @cache
 def parser_print(module: str) -> str:
     """``<module>@<32 hex>``: what turns a raw file into landing rows, fingerprinted: the parser's
-    module and every mqcap module it imports (transitively), the package data beside them, the
-    compiled parsers' library when the module can use it, and polars' version. The ledger keeps
+    module and every mqcap module it imports (transitively) but the plumbing
+    (``PARSER_PLUMBING``), the package data beside them, the compiled parsers' library when the
+    module can use it, and polars' version. The ledger keeps
     it per file; a file whose print is no longer its parser's print is read again (README
     "Reliability"). A module that is gone prints as nothing: never current.
 
@@ -184,6 +190,7 @@ def parser_print(module: str) -> str:
         if module.startswith("mqcap.parsers")
         else []
     )
+    modules = [m for m in modules if m.relative_to(root).as_posix() not in PARSER_PLUMBING]
     h = hashlib.sha256()
     for path in modules:
         h.update(path.relative_to(root).as_posix().encode() + b"\0")
