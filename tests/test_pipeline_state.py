@@ -309,12 +309,27 @@ def test_dbt_failing_on_the_lock_is_retried(settings, sample_study, monkeypatch)
     assert "is locked by another process (PID 42)" in busy.output
 
 
-@pytest.mark.parametrize("damage", ["truncated", "overwritten", "not_duckdb"])
+@pytest.mark.parametrize("damage", ["truncated", "overwritten", "not_duckdb", "stale_wal"])
 def test_damaged_warehouse_gives_one_clear_error(settings, sample_study, damage):
     assert _invoke(settings, "ingest").exit_code == 0
     path = settings.warehouse
     data = path.read_bytes()
-    if damage == "truncated":
+    if damage == "stale_wal":
+        # An older copy of the file put back beside the write-ahead log of a newer one (a
+        # backup restored, the .wal left): DuckDB cannot replay it.
+        script = (
+            "import duckdb, os\n"
+            f"con = duckdb.connect({str(path)!r})\n"
+            "con.execute('create table meta.older as select 1 as x')\n"
+            "con.execute('checkpoint')\n"
+            "con.execute(\"set checkpoint_threshold = '1TB'\")\n"
+            "con.execute('create table meta.newer as select 1 as x')\n"
+            "os._exit(0)\n"
+        )
+        subprocess.run([sys.executable, "-c", script], check=True)
+        assert path.with_name(path.name + ".wal").is_file()
+        path.write_bytes(data)
+    elif damage == "truncated":
         path.write_bytes(data[: len(data) // 3])
     elif damage == "overwritten":
         path.write_bytes(data[:100] + os.urandom(8192) + data[8292:])

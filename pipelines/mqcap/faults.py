@@ -31,6 +31,7 @@ DAMAGED_TEXTS = (
     "failed to load metadata",
     "invalid wal",
     "serialization error",
+    "failure while replaying wal",  # a .wal left beside another version of its file
 )
 # DuckDB errors that come from the machine (files, memory, a fatal state), not from a row.
 _DUCKDB_ENVIRONMENT = (
