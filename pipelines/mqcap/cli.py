@@ -204,8 +204,9 @@ def _check_paths(paths: tuple[Path, ...]) -> None:
 def ingest(ctx: click.Context, paths: tuple[Path, ...], jobs: int | None) -> None:
     """Land new or changed raw files (default: the whole raw root) in the warehouse.
 
-    Identical files are skipped; a changed file replaces its own rows; bad files are set aside
-    with the reason (see `mqcap status`). Exit 1 when a file was set aside.
+    Identical files are skipped; a changed file replaces its own rows; a file read by other
+    parser code than this mqcap's is read again; bad files are set aside with the reason (see
+    `mqcap status`). Exit 1 when a file was set aside.
 
     \b
     Example:
