@@ -10,8 +10,11 @@ from hypothesis import given
 from hypothesis import settings as settings_
 from hypothesis import strategies as st
 
+import duckdb
+
 from mqcap.errors import UsageError
 from mqcap.ingest import ingest, parsing
+from mqcap.ledger import files as ledger_files
 
 from helpers import FIXTURES, landing_fingerprint, query, tree_hashes
 
@@ -171,6 +174,55 @@ def test_bad_file_is_set_aside_with_position_and_next_file_loads(settings, sampl
     again = ingest(settings)
     assert [o.path for o in again.set_aside] == ["attls/ssl-chacha-2k/more.csv"]
     assert again.landed == []
+
+
+def test_a_loaded_file_changed_to_bad_content_keeps_its_rows_and_one_verdict(
+    settings, sample_study, monkeypatch
+):
+    ingest(settings)
+    before = landing_fingerprint(settings.warehouse)
+    rel = "attls/ssl-chacha-2k/results.csv"
+    f = sample_study / "ssl-chacha-2k" / "results.csv"
+    good = f.read_bytes()
+    f.write_text("rate_per_s,round_trip_us\n100,2000\n101,fast\n")
+    first = ingest(settings)
+    assert [(o.path, o.position) for o in first.set_aside] == [(rel, "line 3")]
+    # The loaded version keeps its rows until a good version replaces them.
+    assert landing_fingerprint(settings.warehouse) == before
+
+    # The same bad bytes are not read again, and their verdict is one entry, said once.
+    parsed = []
+    real = parsing.prepare
+
+    def spy(path, *args, **kwargs):
+        parsed.append(os.fspath(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(parsing, "prepare", spy)
+    for _ in range(2):
+        again = ingest(settings.with_(jobs=1))
+        assert [(o.path, o.status) for o in again.set_aside] == [(rel, "set_aside")]
+        assert again.landed == []
+    assert parsed == []
+    assert landing_fingerprint(settings.warehouse) == before
+    standing = "select status, count(*) from meta.ingest_ledger where path = ? group by 1 order by 1"
+    assert query(settings, standing, [rel]) == [("loaded", 1), ("set_aside", 1)]
+    with duckdb.connect(str(settings.warehouse), read_only=True) as con:
+        assert ledger_files.totals(con)[2] == 1
+        assert [r[0] for r in ledger_files.set_aside_files(con)] == [rel]
+
+    # Touched, not changed: still the same verdict, not read.
+    os.utime(f, (1, 1))
+    assert [o.path for o in ingest(settings.with_(jobs=1)).set_aside] == [rel] and parsed == []
+
+    # A good version lands and answers the verdict: nothing is set aside any more.
+    f.write_bytes(good.replace(b"\n", b"\r\n"))
+    fixed = ingest(settings)
+    assert [(o.path, o.status) for o in fixed.landed] == [(rel, "replaced")]
+    assert fixed.set_aside == []
+    assert query(settings, standing, [rel]) == [("loaded", 1), ("replaced", 2)]
+    with duckdb.connect(str(settings.warehouse), read_only=True) as con:
+        assert ledger_files.totals(con)[2] == 0 and ledger_files.set_aside_files(con) == []
 
 
 def test_unrecognised_file_is_set_aside(settings, sample_study):

@@ -55,7 +55,8 @@ class Changes:
     def __init__(self, ledger: FileLedger, sha256: Callable[[Path, os.stat_result], str]) -> None:
         self.ledger = ledger
         self._sha256 = sha256
-        self._settled_stat: dict[str, os.stat_result] = {}  # path string -> its stat
+        # path string -> (its stat, the entry that stands for it)
+        self._settled_stat: dict[str, tuple[os.stat_result, Entry]] = {}
         self._folders: dict | None = None  # run folders, for the duplicates set aside
         self.reread: set[str] = set()  # files read again: their parser changed since
 
@@ -76,18 +77,25 @@ class Changes:
         except OSError:
             return True
         if prior.bytes == st.st_size and prior.mtime_ns == st.st_mtime_ns:
-            self._settled_stat[path] = st  # process() takes it (one stat per settled file)
+            self._settled_stat[path] = (st, prior)  # process() takes it (one stat per file)
+            return True
+        aside = self._standing_aside(rel, prior)
+        if aside is not None and aside.bytes == st.st_size and aside.mtime_ns == st.st_mtime_ns:
+            self._settled_stat[path] = (st, aside)
             return True
         return False
 
-    def take_settled(self, path: str) -> bool:
-        """Whether :meth:`settled` stat'ed ``path`` as the ledger has it (answered once)."""
-        return self._settled_stat.pop(path, None) is not None
+    def take_settled(self, path: str) -> Entry | None:
+        """The entry that stands for ``path`` when :meth:`settled` stat'ed it as the ledger has
+        it (answered once): its loaded version, or the verdict on the bytes there now."""
+        taken = self._settled_stat.pop(path, None)
+        return taken[1] if taken is not None else None
 
     def needs_work(self, path: Path, rel: str) -> tuple[bool, str, Entry | None, os.stat_result]:
         """(work needed, sha256, current ledger entry, stat of the file)."""
         prior = self.ledger.current(rel)
-        st = self._settled_stat.pop(os.fspath(path), None) or path.stat()
+        taken = self._settled_stat.pop(os.fspath(path), None)
+        st = taken[0] if taken is not None else path.stat()
         if stat_mod.S_ISDIR(st.st_mode):
             raise IsADirectoryError(21, "Is a directory", str(path))
         settled = prior is not None and (prior.status == "loaded" or not prior.retry)
@@ -97,12 +105,27 @@ class Changes:
             settled = False
         if settled and prior.bytes == st.st_size and prior.mtime_ns == st.st_mtime_ns:
             return False, prior.sha256, prior, st
+        aside = self._standing_aside(rel, prior) if settled else None
+        if aside is not None and aside.bytes == st.st_size and aside.mtime_ns == st.st_mtime_ns:
+            return False, aside.sha256, aside, st
         sha = self._sha256(path, st)
-        if settled and prior.sha256 == sha:
-            if prior.mtime_ns != st.st_mtime_ns:  # touched, not changed: remember the new mtime
-                self.ledger.touch(prior, st.st_mtime_ns)
-            return False, sha, prior, st
+        for known in (prior if settled else None, aside):
+            if known is not None and known.sha256 == sha:
+                if known.mtime_ns != st.st_mtime_ns:  # touched, not changed: the new mtime
+                    self.ledger.touch(known, st.st_mtime_ns)
+                return False, sha, known, st
         return True, sha, prior, st
+
+    def _standing_aside(self, rel: str, prior: Entry) -> Entry | None:
+        """The verdict on a newer version of the loaded file ``rel`` (``FileLedger.aside``)
+        when it still stands for those bytes: not waiting for a retry, not given by other
+        parser code, not a duplicate whose original is gone."""
+        if prior.status != "loaded":
+            return None
+        aside = self.ledger.aside(rel)
+        if aside is None or aside.retry or self._original_gone(rel, aside) or self.stale(aside):
+            return None
+        return aside
 
     def stale(self, prior: Entry) -> bool:
         """``prior`` was read by other parser code than its parser's now (``ledger.files.stale``):

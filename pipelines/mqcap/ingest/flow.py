@@ -148,10 +148,9 @@ class Ingestor:
     ) -> None:
         """:meth:`process`, or the outcome at once for a file ``Changes.settled`` stat'ed as the
         ledger has it (most files of a large raw folder, on every run)."""
-        if self.changes.take_settled(name):
-            prior = self.ledger.current(rel)
-            assert prior is not None
-            self.report.outcomes.append(unchanged(rel, prior))
+        standing = self.changes.take_settled(name)
+        if standing is not None:
+            self.report.outcomes.append(unchanged(rel, standing))
         else:
             self.process(Path(name), folders, pending, only_manifests)
 

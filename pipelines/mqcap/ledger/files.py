@@ -130,11 +130,22 @@ class FileLedger:
             ) as pick
             from {LEDGER} where status in ('loaded', 'set_aside') {{only}}
         ) where pick = 1"""
+    # The verdict on a newer version of a loaded file: set aside while the loaded version's rows
+    # stay (landing a version replaces the verdicts of its path, so at most one stands).
+    _ASIDE_SQL = f"""
+        select file_id, sha256, status, retry, bytes, mtime_ns, kind, study, run_id,
+            reason, position, path, parser_print
+        from {LEDGER} as aside
+        where status = 'set_aside' {{only}} and exists (
+            select 1 from {LEDGER} as loaded where loaded.path = aside.path and loaded.status = 'loaded'
+        )
+        order by file_id"""
 
     def __init__(self, con: duckdb.DuckDBPyConnection, now: datetime) -> None:
         self.con = con
         self.now = now
         self._current: dict[str, Entry] | None = None
+        self._aside: dict[str, Entry] = {}  # path -> the verdict on a newer version (see aside)
         self._loaded_by_sha: dict[str, dict[str, Entry]] = {}  # sha256 -> path -> loaded entry
         self._runs: dict[tuple, dict[str, int]] | None = None  # (study, run) -> manifest -> id
         self._run_of: dict[str, tuple] = {}  # manifest path -> its (study, run) in _runs
@@ -158,7 +169,16 @@ class FileLedger:
             for rel, entry in self._current.items():
                 if entry.status == "loaded":
                     self._loaded_by_sha.setdefault(entry.sha256, {})[rel] = entry
+            rows = self.con.execute(self._ASIDE_SQL.format(only="")).fetchall()
+            self._aside = {row[11]: Entry._make(row) for row in rows}  # (the newest per path)
         return self._current
+
+    def aside(self, rel: str) -> Entry | None:
+        """The set-aside verdict on a newer version of ``rel`` while its loaded version (the
+        ``current`` entry) keeps its rows: the bytes that verdict was given on are not read
+        again while they stay as they are."""
+        self.entries()
+        return self._aside.get(rel)
 
     def _put(self, rel: str, entry: Entry | None) -> None:
         """The in-memory current entry of ``rel`` (and the index of loaded content)."""
@@ -180,12 +200,17 @@ class FileLedger:
         if self._current is not None:
             row = warehouse.one(self.con, self._CURRENT_SQL.format(only="and path = ?"), [rel])
             self._put(rel, None if row is None else Entry(*row))
+            rows = self.con.execute(self._ASIDE_SQL.format(only="and path = ?"), [rel]).fetchall()
+            self._aside.pop(rel, None)
+            if rows:
+                self._aside[rel] = Entry(*rows[-1])
 
     def remember(self, entry: Entry) -> None:
         """The current entry of ``entry.path`` is ``entry``, just committed by the caller (saves
         re-reading it, see ``refresh``)."""
         if self._current is not None:
             self._put(entry.path, entry)
+            self._aside.pop(entry.path, None)  # (landing replaced the verdicts of its path)
 
     def loaded_with_sha(self, sha: str, rel: str, run: tuple[str | None, str | None]) -> str | None:
         """Another loaded file with the same content that would count the same data again.
@@ -298,20 +323,20 @@ class FileLedger:
         run: tuple[str | None, str | None] = (None, None),
         file_id: int | None = None,
     ) -> int:
-        """Record ``rel`` as set aside (one transaction); the newest verdict replaces an older
-        set-aside entry. Returns the new file id (``file_id``: the one a landing of this file
+        """Record ``rel`` as set aside (one transaction); the newest verdict replaces the older
+        set-aside entries of the path (a loaded version keeps its rows: see :meth:`aside`). Returns the new file id (``file_id``: the one a landing of this file
         took before it was rolled back, so ids do not depend on how the file was parsed)."""
         prior = self.current(rel)
         if prior is not None and prior.status == "loaded" and prior.sha256 == sha and stale(prior):
             # The same bytes, read again by this mqcap's parser and refused: the rows older code
             # made of them leave landing (a ``deleted`` row, as for a file gone).
             self.delete(prior, "read again by this mqcap's parser and refused")
-            prior = self.current(rel)
         with self.transaction():
-            if prior is not None and prior.status == "set_aside":
-                self.con.execute(
-                    f"update {LEDGER} set status = 'replaced' where file_id = ?", [prior.file_id]
-                )
+            # the newest verdict replaces every earlier one of the path (one stands, counted once)
+            self.con.execute(
+                f"update {LEDGER} set status = 'replaced' where path = ? and status = 'set_aside'",
+                [rel],
+            )
             if file_id is None:
                 file_id = self.next_id()
             self._insert(
@@ -484,6 +509,11 @@ class FileLedger:
         frame = pa.Table.from_pylist(rows, schema=self._loaded_columns())
         self.con.register("mqcap_ledger_rows", frame)
         try:
+            # A version landed answers the verdicts on earlier versions of its path.
+            self.con.execute(
+                f"""update {LEDGER} set status = 'replaced' where status = 'set_aside'
+                    and path in (select path from mqcap_ledger_rows)"""
+            )
             self.con.execute(f"insert into {LEDGER} by name select * from mqcap_ledger_rows")
         finally:
             self.con.unregister("mqcap_ledger_rows")
