@@ -5,12 +5,11 @@ from __future__ import annotations
 import os
 import shutil
 
+import duckdb
 import pytest
 from hypothesis import given
 from hypothesis import settings as settings_
 from hypothesis import strategies as st
-
-import duckdb
 
 from mqcap.errors import UsageError
 from mqcap.ingest import ingest, parsing
