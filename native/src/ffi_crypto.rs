@@ -6,6 +6,7 @@
 //! reports with form feeds or the other ASCII separators are read here too.
 
 use crate::rmf_crypto::{self, Parser};
+use crate::rmf_pages;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 pub struct RcHandle {
@@ -34,32 +35,7 @@ pub extern "C" fn mqn_rc_plain(ptr: *const u8, len: usize) -> i32 {
 /// `pread`: the descriptor stays Python's.
 #[no_mangle]
 pub extern "C" fn mqn_rc_fd_plain(fd: i32) -> i32 {
-    use std::mem::ManuallyDrop;
-    use std::os::unix::fs::FileExt;
-    use std::os::unix::io::FromRawFd;
-    catch_unwind(|| {
-        // not closed here: Python owns the descriptor
-        let f = ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
-        let mut buf = vec![0u8; 1 << 20];
-        let mut pos: u64 = 0;
-        loop {
-            let n = match f.read_at(&mut buf, pos) {
-                Ok(0) => return 1,
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => return -1,
-            };
-            let mut block = &buf[..n];
-            if pos == 0 && block.starts_with(b"\xef\xbb\xbf") {
-                block = &block[3..];
-            }
-            pos += n as u64;
-            if !rmf_crypto::is_plain(block) {
-                return 0;
-            }
-        }
-    })
-    .unwrap_or(2)
+    catch_unwind(|| rmf_pages::fd_is_plain(fd, rmf_crypto::is_plain)).unwrap_or(2)
 }
 
 #[no_mangle]

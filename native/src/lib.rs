@@ -10,8 +10,11 @@
 pub mod chstatus;
 pub mod columns;
 pub mod ffi_crypto;
+pub mod ffi_workload;
 pub mod netstat;
 pub mod rmf_crypto;
+pub mod rmf_pages;
+pub mod rmf_workload;
 pub mod stamps;
 pub mod text;
 

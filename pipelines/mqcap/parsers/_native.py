@@ -79,6 +79,17 @@ def _load() -> ctypes.CDLL | None:
         "mqn_ns_pending": (None, [vp, _P(i64)]),
         "mqn_ns_counters": (None, [vp, _P(i64)]),
         "mqn_ns_take": (vp, [vp, ctypes.c_int32, _P(i64), _P(i64), _P(i64)]),
+        "mqn_rw_plain": (ctypes.c_int32, [ctypes.c_char_p, sz]),
+        "mqn_rw_fd_plain": (ctypes.c_int32, [ctypes.c_int32]),
+        "mqn_rw_new": (vp, [ctypes.c_uint64, ctypes.c_int32]),
+        "mqn_rw_free": (None, [vp]),
+        "mqn_rw_feed": (ctypes.c_int32, [vp, ctypes.c_char_p, sz, i64]),
+        "mqn_rw_finish": (ctypes.c_int32, [vp]),
+        "mqn_rw_error": (None, [vp, _P(ctypes.c_void_p), _P(sz), _P(i64)]),
+        "mqn_rw_pending": (i64, [vp]),
+        "mqn_rw_counters": (None, [vp, _P(i64)]),
+        "mqn_rw_nothing": (ctypes.c_int32, [vp]),
+        "mqn_rw_take": (vp, [vp, _P(i64)]),
     }
     bind(lib, sigs)
     return lib

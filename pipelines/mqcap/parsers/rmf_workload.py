@@ -18,6 +18,12 @@ the service policy page are recognised and skipped (counted). Pages of other RMF
 same file are skipped and counted; a file holding only other RMF reports (e.g. CPU ACTIVITY) is
 rejected with an error naming the report, since mqcap does not read those.
 
+A plain-text report (latin-1 text without control characters but the ASCII blanks, form feeds
+among them, and without NEL or no-break spaces) is read by the compiled parser
+(``native/src/rmf_workload.rs``, :func:`parse_native`) when it is built; any other one by
+:func:`parse_python`, the reference the compiled parser is tested against
+(``tests/test_native_workload.py``): the same rows, errors and counts.
+
 Example section::
 
     REPORT BY: POLICY=BASEPOL    WORKLOAD=SYSTEM     SERVICE CLASS=SYSSTC     RESOURCE GROUP=*NONE
@@ -28,14 +34,25 @@ Example section::
 
 from __future__ import annotations
 
+import ctypes
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from mqcap.errors import InputError
-from mqcap.parsers import _rmf
+from mqcap.parsers import _native, _rmf
 from mqcap.parsers._lazy import lazy_module
-from mqcap.parsers.base import TEXT_OR_BINARY_LINEAGE, Batch, ParseContext, Parser, Table
+from mqcap.parsers.base import (
+    MAX_LINE_BYTES,
+    TEXT_OR_BINARY_LINEAGE,
+    UTF8_BOM,
+    Batch,
+    ParseContext,
+    Parser,
+    Table,
+    open_input,
+    text_chunks,
+)
 
 pl = lazy_module("polars", __name__, "pl")
 
@@ -439,6 +456,17 @@ def _chunk(reader: _Reader, df: pl.DataFrame, intervals: list[_rmf.Interval]) ->
 
 
 def parse(ctx: ParseContext) -> Iterator[Batch]:
+    """The compiled parser (``native/src/rmf_workload.rs``, :func:`parse_native`) for a
+    plain-text report when it is built, else :func:`parse_python`: the same rows, errors and
+    counts (tests/test_native_workload.py)."""
+    lib = _native.library()
+    if lib is not None and _native.file_is_plain(_PlainTest(lib), ctx):
+        yield from parse_native(ctx, lib)
+    else:
+        yield from parse_python(ctx)
+
+
+def parse_python(ctx: ParseContext) -> Iterator[Batch]:
     reader = _Reader(ctx)
     pages = _rmf.ReportFrames(ctx, _rmf.WORKLOAD_TITLE)
     for df in pages:
@@ -460,6 +488,108 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
         )
     if reader.rows:
         yield TABLE.name, reader.rows
+
+
+# -- the compiled parser (native/src/rmf_workload.rs, native/src/ffi_workload.rs) ------------------
+# A port of parse_python for plain text (latin-1 without the control characters Python does not
+# count as blanks, NEL and the no-break space: Python's blanks are then the ASCII ones, tab, CR,
+# form feed, vertical tab, 0x1C-0x1F and the space), held to it by tests/test_native_workload.py:
+# the same rows, counters and errors. It reads the file in chunks of NATIVE_CHUNK_BYTES; its
+# batches are taken after a chunk once NATIVE_BATCH_ROWS rows are waiting (parse_python cuts them
+# after a frame once BATCH_ROWS rows are). It is told the frames parse_python reads (their size,
+# and whether a byte-order mark comes first): when an error is found, what parse_python counted
+# up to the end of the error's frame is counted too.
+NATIVE_CHUNK_BYTES = 4 << 20
+NATIVE_BATCH_ROWS = 20_000
+_COUNTERS = (
+    ("unknown", "comment line"),
+    ("skip", "overprint line"),
+    ("skip", "line of another RMF report"),
+    ("skip", "line before the report"),
+    ("unknown", "workload line outside a class section"),
+    ("skip", "workload or policy total section"),
+)  # rmf_workload.rs C_*
+_NOTHING = {
+    1: "a WORKLOAD ACTIVITY report of totals only (no class section)",
+    2: "a WORKLOAD ACTIVITY service policy page",
+}  # rmf_workload.rs NOTHING_*
+
+
+class _PlainTest:
+    """``_native.file_is_plain``'s library, with this parser's plain-text test."""
+
+    def __init__(self, lib: ctypes.CDLL) -> None:
+        self.mqn_plain = lib.mqn_rw_plain
+        self.mqn_fd_plain = lib.mqn_rw_fd_plain
+
+
+def _frame_bytes() -> int:
+    """The frame parse_python reads (``ReportFrames``' default, as ``text_chunks`` caps it)."""
+    return min(_rmf.ReportFrames.__init__.__defaults__[0], MAX_LINE_BYTES)
+
+
+def _starts_with_bom(ctx: ParseContext) -> bool:
+    with open_input(ctx.path, ctx.source_file) as fh:
+        return fh.read(len(UTF8_BOM)) == UTF8_BOM
+
+
+def parse_native(ctx: ParseContext, lib: ctypes.CDLL) -> Iterator[Batch]:
+    """:func:`parse_python`'s rows, counters and errors from the compiled parser, chunk by chunk
+    (``lib``: the compiled library)."""
+    h = lib.mqn_rw_new(_frame_bytes(), int(_starts_with_bom(ctx)))
+
+    def check(rc: int) -> None:
+        _native.add_counters(ctx, lib, "rw", h, _COUNTERS)
+        if nothing := lib.mqn_rw_nothing(h):
+            ctx.nothing_to_land = _NOTHING[nothing]
+        _native.raise_for(ctx, lib, "rw", h, rc, "RMF WORKLOAD")
+
+    try:
+        for first, data in text_chunks(ctx, NATIVE_CHUNK_BYTES):
+            check(lib.mqn_rw_feed(h, data, len(data), first))
+            if lib.mqn_rw_pending(h) >= NATIVE_BATCH_ROWS:
+                yield TABLE.name, _native_take(ctx, lib, h)
+        check(lib.mqn_rw_finish(h))
+        if lib.mqn_rw_pending(h):
+            yield TABLE.name, _native_take(ctx, lib, h)
+    finally:
+        lib.mqn_rw_free(h)
+
+
+_VALUE_COLUMNS = (*ST_KEYS.values(), *APPL_KEYS.values())
+
+
+def _native_take(ctx: ParseContext, lib: ctypes.CDLL, h: int) -> pl.DataFrame:
+    """The rows landed so far, as a frame of the table's columns (buffers of ``mqn_rw_take``)."""
+    pa = _native.pa
+    n = ctypes.c_int64()
+    ptr = lib.mqn_rw_take(h, ctypes.byref(n))
+    if not ptr:
+        raise _native.NativeBug(f"{ctx.source_file}: the compiled RMF WORKLOAD parser failed")
+    b, n = _native.Batch(lib, ptr), n.value
+    f64 = pa.float64()
+    df = pl.from_arrow(
+        pa.table(
+            {
+                "source_line": b.ints(9, n),
+                "sysplex": b.views(0, n),
+                "zos_level": b.views(3, n),
+                "interval_start": b.ints(6, n, pa.timestamp("us")),
+                "interval_s": b.ints(7, n, f64, valid=8),
+                "policy": b.views(10, n),
+                "workload": b.views(13, n),
+                "class_kind": b.views(16, n),
+                "class_name": b.views(19, n),
+                "resource_group": b.views(22, n),
+                "period": b.ints(25, n, pa.int32(), valid=26),
+                "importance": b.views(27, n),
+                **{c: b.ints(30 + 2 * k, n, f64, valid=31 + 2 * k)
+                   for k, c in enumerate(_VALUE_COLUMNS)},
+            }
+        )
+    )  # fmt: skip
+    # (pa.array of Python objects would import pandas: the file name is added in polars)
+    return df.select(pl.lit(ctx.source_file, pl.Utf8).alias("source_file"), pl.all())
 
 
 PARSER = Parser(
