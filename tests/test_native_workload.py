@@ -346,11 +346,9 @@ CPU_ROW = b"CPU 6153.266  CP    672.77"
 # (report, [(old, new), ...], what the outcome must show: an error's words, a counter or the
 # nothing_to_land note)
 EDGES = {
-    # ReportFrames leaves the carriage control on the title when a comment line comes between
-    # the frame's first line and the title: no WORKLOAD ACTIVITY title there (see the report)
-    "a comment before a carriage-control title": (
-        b"junk\n# c\n" + G, [], "line before the report"
-    ),
+    # (until 2026-11-30 ReportFrames left the carriage control on the title when a comment
+    # line came between the frame's first line and the title: the report was not found)
+    "a comment before a carriage-control title": (b"junk\n# c\n" + G, [], "comment line"),
     "a comment first": (b"# c\n" + G, [], "comment line"),
     "overprint": (G, [(b"\n0REPORT BY", b"\n+ x\n0REPORT BY")], "overprint line"),
     "bad interval": (V, [(b"15.00.013", b"15.61.013")], "bad INTERVAL 15.61.013"),

@@ -206,3 +206,25 @@ def test_block_cells_read_rows_as_the_row_by_row_reading_does():
     texts = [ln for p in sorted(RMF.glob("WLMGL*.txt")) for ln in p.read_text().splitlines()]
     texts += [" ".join(rng.choices(words, k=rng.randint(0, 12))) for _ in range(3000)]
     assert _cells_at_once(texts) == _cells_row_by_row(texts)
+
+
+@pytest.mark.parametrize("native", ["1", "0"])
+def test_comment_lines_before_a_carriage_control_title_leave_the_report_readable(
+    tmp_path, monkeypatch, native
+):
+    # Until 2026-11-30 ReportFrames took the title's place among a frame's lines from its line
+    # number, counting the comment lines it had already left out: the title kept its carriage
+    # control ("1"), was not read, and the whole report was counted as lines before a report.
+    monkeypatch.setenv("MQCAP_NATIVE", native)
+    gen = RMF / "WLMGL_generated_two_intervals.txt"
+    want = workload(gen).drop("source_line", "source_file")
+    path = tmp_path / "w.txt"
+    path.write_bytes(b"junk\n# a comment\n# another\n" + gen.read_bytes())
+    parsed = parse_file(rmf_workload.PARSER, path)
+    got = parsed.tables["rmf_workload"]
+    assert got.drop("source_line", "source_file").equals(want) and want.height == 6
+    assert got["source_line"].to_list() == [n + 3 for n in workload(gen)["source_line"]]
+    alone = parse_file(rmf_workload.PARSER, gen).ctx
+    assert dict(parsed.ctx.unknown_lines) == {**alone.unknown_lines, "comment line": 2}
+    # the junk line is the one line before the report
+    assert dict(parsed.ctx.skipped) == {**alone.skipped, "line before the report": 1}

@@ -554,7 +554,7 @@ impl Default for Parser {
 impl Parser {
     pub fn new() -> Self {
         Parser {
-            pages: Pages::new(TITLE, false),
+            pages: Pages::new(TITLE),
             section: None,
             other_section: None,
             other_line: 0,

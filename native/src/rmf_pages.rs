@@ -721,14 +721,8 @@ pub enum Ev<'a> {
     Line(&'a [u8]),
 }
 
-/// `_rmf.ReportPages`: carriage control, comments, titles and page headers, one line at a time.
-///
-/// With `frames` it reproduces what `_rmf.ReportFrames` (which reads a few MB of lines at a
-/// time, a "frame", see `new_frame`) does differently: when the carriage-control column is
-/// recognised on a title line, `ReportFrames` removes it from the line whose position in the
-/// frame (comment lines left out) is the title's line number less the frame's first kept line
-/// number. With `k` comment lines between the frame's first kept line and the title, the title
-/// and the `k - 1` kept lines after it (in that frame) keep their carriage control.
+/// `_rmf.ReportPages`: carriage control, comments, titles and page headers, one line at a time
+/// (what `_rmf.ReportFrames` also gives, a few MB of lines at a time).
 pub struct Pages {
     wanted: &'static [u8],
     pub cc_on: Option<bool>,
@@ -738,14 +732,10 @@ pub struct Pages {
     pub iv: Interval,
     /// which of the rare bytes the last line has: 1 V, 2 z, 4 `=`, 8 Y
     pub rare: u8,
-    frames: bool,
-    frame_kept: bool,
-    frame_comments: usize,
-    cc_hold: usize,
 }
 
 impl Pages {
-    pub fn new(wanted: &'static [u8], frames: bool) -> Self {
+    pub fn new(wanted: &'static [u8]) -> Self {
         Pages {
             wanted,
             cc_on: None,
@@ -754,18 +744,7 @@ impl Pages {
             other_titles: BTreeSet::new(),
             iv: Interval::default(),
             rare: 0,
-            frames,
-            frame_kept: false,
-            frame_comments: 0,
-            cc_hold: 0,
         }
-    }
-
-    /// The next line starts a new `ReportFrames` frame.
-    pub fn new_frame(&mut self) {
-        self.frame_kept = false;
-        self.frame_comments = 0;
-        self.cc_hold = 0;
     }
 
     /// `ReportPages.__iter__` for one line (`raw`: without its line feed); `buf` holds the line
@@ -773,12 +752,8 @@ impl Pages {
     #[inline]
     pub fn step<'a>(&mut self, lineno: i64, raw: &'a [u8], buf: &'a mut Vec<u8>) -> Ev<'a> {
         if raw.first() == Some(&b'#') && !raw.get(1).is_some_and(|&c| alnum1(c)) {
-            if self.frame_kept {
-                self.frame_comments += 1;
-            }
             return Ev::Counted(COUNT_COMMENT);
         }
-        self.frame_kept = true;
         let mut text = rstrip(raw);
         // which of the rare bytes of the needles searched for the line has (one vectorised
         // pass): V for "A C T I V I T Y", "RPT VERSION" and "SERVICE", z for "z/OS"; = and Y
@@ -796,15 +771,8 @@ impl Pages {
             } else if page_title(text).is_some() {
                 self.cc_on = Some(false);
             }
-            if self.frames && self.cc_on.is_some() {
-                self.cc_hold = self.frame_comments;
-            }
         }
-        let hold = self.cc_hold > 0;
-        if hold {
-            self.cc_hold -= 1;
-        }
-        if self.cc_on == Some(true) && !text.is_empty() && !hold {
+        if self.cc_on == Some(true) && !text.is_empty() {
             match text[0] {
                 b'+' => return Ev::Counted(COUNT_OVERPRINT),
                 b'1' | b'0' | b'-' => {

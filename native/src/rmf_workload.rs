@@ -2,7 +2,7 @@
 //! `mqcap/parsers/rmf_workload.py`'s `parse_python` (the reference): its section state machine
 //! (`_Reader`), the SERVICE TIME and APPL % cells of block rows (`_block_row`, which its
 //! `block_cells` reads in bulk) and the page reading of `_rmf.ReportFrames` (`rmf_pages.rs`,
-//! `Pages` with `frames`). The rows, counters and errors are the Python parser's;
+//! `Pages`). The rows, counters and errors are the Python parser's;
 //! `tests/test_native_workload.py` holds the two to that.
 //!
 //! The text given is latin-1 without the control characters Python does not count as blanks
@@ -356,7 +356,7 @@ impl Parser {
     /// `base.MAX_LINE_BYTES`); `bom`: the file starts with a UTF-8 byte-order mark.
     pub fn new(frame_bytes: u64, bom: bool) -> Self {
         Parser {
-            pages: Pages::new(TITLE, true),
+            pages: Pages::new(TITLE),
             section: None,
             out: Out::default(),
             counters: [0; N_COUNTERS],
@@ -407,7 +407,6 @@ impl Parser {
                     break;
                 }
                 self.frame = frame;
-                self.pages.new_frame();
             }
             self.page_line(lineno, &text[at..end], &mut buf);
             if end >= text.len() {

@@ -445,7 +445,8 @@ class ReportFrames:
                     self.carriage_control = False
                 else:
                     continue
-                start = i - df["line"][0]
+                # (its position among the lines kept: comment lines are gone from the frame)
+                start = int(df["line"].search_sorted(i))
                 break
             else:
                 return df
