@@ -204,7 +204,9 @@ def test_a_loaded_file_changed_to_bad_content_keeps_its_rows_and_one_verdict(
         assert again.landed == []
     assert parsed == []
     assert landing_fingerprint(settings.warehouse) == before
-    standing = "select status, count(*) from meta.ingest_ledger where path = ? group by 1 order by 1"
+    standing = (
+        "select status, count(*) from meta.ingest_ledger where path = ? group by 1 order by 1"
+    )
     assert query(settings, standing, [rel]) == [("loaded", 1), ("set_aside", 1)]
     with duckdb.connect(str(settings.warehouse), read_only=True) as con:
         assert ledger_files.totals(con)[2] == 1

@@ -146,9 +146,7 @@ def test_a_warehouse_of_an_mqcap_without_prints_has_its_files_read_again_once(
     again = ingest(settings)
     assert len(again.landed) == 20 and {o.status for o in again.landed} == {"replaced"}
     assert _driver_rows(settings) == rows
-    assert query(settings, "select count(*) from meta.ingest_ledger") == [
-        (with_prints[0][0] + 20,)
-    ]
+    assert query(settings, "select count(*) from meta.ingest_ledger") == [(with_prints[0][0] + 20,)]
     assert ingest(settings).landed == []
 
 
