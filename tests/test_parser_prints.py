@@ -75,6 +75,20 @@ def test_prints_follow_the_code_each_parser_imports(tmp_path, monkeypatch):
             plumbing = copy / name
             plumbing.write_bytes(plumbing.read_bytes() + b"\n# changed\n")
         assert prints() == after
+        # the compiled parsers' library is the print of the parsers that can use it
+        lib = tmp_path / "libmqcap_native.so"
+        lib.write_bytes(b"one build")
+        monkeypatch.setenv("MQCAP_NATIVE_LIB", str(lib))
+        one = prints()
+        lib.write_bytes(b"another build")
+        another = prints()
+        assert {n for n in names if one[n] != another[n]} == {
+            "mqcap.parsers.chstatus",
+            "mqcap.parsers.netstat",
+            "mqcap.parsers.smf.binary",  # (SMF 70/72 reach the RMF parsers, which use it)
+        }
+        monkeypatch.delenv("MQCAP_NATIVE_LIB")
+        assert prints() == after
         # base.py is every parser's
         base = copy / "parsers" / "base.py"
         base.write_bytes(base.read_bytes() + b"\n# changed\n")
