@@ -258,3 +258,10 @@
 {% macro spark__mqcap_regexp_replace_all(expr, pattern, replacement) -%}
     regexp_replace({{ expr }}, {{ pattern }}, {{ replacement }})
 {%- endmacro %}
+
+{#- A cast that gives NULL where the text is not of the type ('n/a' as a number), on both
+    engines: dbt's safe_cast is a plain cast on DuckDB and on Spark (ANSI mode raises), so one
+    odd value in a capture failed every build after it. -#}
+{% macro mqcap_try_cast(field, type) -%}
+    try_cast({{ field }} as {{ type }})
+{%- endmacro %}

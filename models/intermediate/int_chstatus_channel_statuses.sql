@@ -60,18 +60,18 @@ typed as (
             {{ key | lower }} as {{ column }},
         {%- endfor %}
         {%- for key, column in count_keys.items() %}
-            {{ dbt.safe_cast(key | lower, dbt.type_bigint()) }} as {{ column }},
+            {{ mqcap_try_cast(key | lower, dbt.type_bigint()) }} as {{ column }},
         {%- endfor %}
         {%- for key, stem_unit in pair_keys.items() %}
             {%- for part, term in [(1, 'short'), (2, 'long')] %}
-                {{ dbt.safe_cast(
+                {{ mqcap_try_cast(
                     "nullif(trim(" ~ dbt.split_part(key | lower, "','", part) ~ "), '')",
                     dbt.type_bigint()
                 ) }} as {{ stem_unit[0] }}_{{ term }}{{ stem_unit[1] }},
             {%- endfor %}
         {%- endfor %}
         -- CHSTADA 2016-01-17 + CHSTATI 01.04.25 (dots on both platforms)
-        {{ dbt.safe_cast("chstada || ' ' || replace(chstati, '.', ':')", dbt.type_timestamp()) }}
+        {{ mqcap_try_cast("chstada || ' ' || replace(chstati, '.', ':')", dbt.type_timestamp()) }}
             as channel_started_at
     from pivoted
 )

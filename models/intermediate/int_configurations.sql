@@ -210,7 +210,12 @@ configurations as (
         count(*) as run_count,
         min(interval_start) as first_run_start_local,
         cast(count_if(is_baseline) as bigint) as baseline_run_count,
-        cast(count_if(not baseline_declared) as bigint) as undeclared_run_count
+        cast(count_if(not baseline_declared) as bigint) as undeclared_run_count,
+        -- runs whose declared baseline run is not loaded: "run (names baseline)", said below
+        {{ mqcap_string_agg(
+            "case when missing_baseline_run_id is not null then run_id || ' (names '"
+            ~ " || missing_baseline_run_id || ')' end", "', '", 'run_id'
+        ) }} as missing_baselines
     from runs
     group by study, configuration
 ),
@@ -404,18 +409,30 @@ select
                 then chosen.baseline_configuration
         end
     ) as compared_with,
-    case
-        when
-            chosen.baseline_source = 'undecided'
-            and ordered.undeclared_run_count > 0
-            and ordered.runs_pointing = 0
-            then
-                'the runs of configuration "' || ordered.configuration || '" name no baseline'
-                || ' and the study baseline configuration cannot be decided: the declared'
-                || ' baselines point to ' || cast(chosen.candidate_count as {{ dbt.type_string() }})
-                || ' configurations (' || chosen.candidate_list || '); name one with'
-                || ' `baseline:` in study.yaml or give these runs a `baseline:`'
-    end as baseline_problem,
+    nullif(concat_ws(
+        '; ',
+        case
+            when
+                chosen.baseline_source = 'undecided'
+                and ordered.undeclared_run_count > 0
+                and ordered.runs_pointing = 0
+                then
+                    'the runs of configuration "' || ordered.configuration || '" name no baseline'
+                    || ' and the study baseline configuration cannot be decided: the declared'
+                    || ' baselines point to '
+                    || cast(chosen.candidate_count as {{ dbt.type_string() }})
+                    || ' configurations (' || chosen.candidate_list || '); name one with'
+                    || ' `baseline:` in study.yaml or give these runs a `baseline:`'
+        end,
+        case
+            when ordered.missing_baselines is not null
+                then
+                    'runs of configuration "' || ordered.configuration || '" name a baseline'
+                    || ' run that is not loaded (its run.yaml set aside or deleted): '
+                    || ordered.missing_baselines || '; they are compared with nothing until'
+                    || ' it loads or their `baseline:` names a loaded run'
+        end
+    ), '') as baseline_problem,
     ordered.listed_order is not null as listed_in_study_file,
     ordered.run_count,
     ordered.undeclared_run_count,

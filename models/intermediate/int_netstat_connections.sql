@@ -40,7 +40,7 @@ pairs as (
 select
     {%- for name, column_type in number_pairs.items() %}
         {%- set sql_type = dbt.type_bigint() if column_type[1] == 'bigint' else 'double' %}
-        {{ dbt.safe_cast('pairs.' ~ name, sql_type) }} as {{ column_type[0] }},
+        {{ mqcap_try_cast('pairs.' ~ name, sql_type) }} as {{ column_type[0] }},
     {%- endfor %}
     {%- for name, column in text_pairs.items() %}
         pairs.{{ name }} as {{ column }},

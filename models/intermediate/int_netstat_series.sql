@@ -10,8 +10,11 @@ runs as (
 )
 
 select
+    -- (conn_no: a connection listed twice in one poll, as a spliced capture may, is two rows,
+    -- both shown, not a key that fails every build)
     polls.run_key || '|' || polls.connection_id || '|' || cast(polls.file_id as {{ dbt.type_string() }})
-    || '|' || cast(polls.poll_no as {{ dbt.type_string() }}) as netstat_poll_key,
+    || '|' || cast(polls.poll_no as {{ dbt.type_string() }})
+    || '|' || cast(polls.conn_no as {{ dbt.type_string() }}) as netstat_poll_key,
     runs.study,
     polls.run_key,
     runs.run_id,

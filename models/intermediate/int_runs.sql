@@ -66,6 +66,17 @@ runs as (
     left join reduced_configurations on with_dimensions.run_key = reduced_configurations.run_key
 ),
 
+missing_baselines as (
+    -- Runs whose manifest names a baseline run of the study that is not loaded (its run.yaml
+    -- set aside, or deleted, after this one loaded).
+    select
+        runs.run_key,
+        runs.baseline_run_id
+    from runs
+    left join runs as base on runs.study || '/' || runs.baseline_run_id = base.run_key
+    where runs.baseline_run_id is not null and base.run_key is null
+),
+
 driver_intervals as (
     -- Runs whose manifest gives no interval take the one their generic driver results report.
     select
@@ -168,9 +179,17 @@ select
     labels.sslrkeyc,
     coalesce(labels.label_count, 0) as label_count,
     runs.labels_json,
-    coalesce(runs.baseline_run_id, runs.run_id) as baseline_run_id,
-    runs.study || '/' || coalesce(runs.baseline_run_id, runs.run_id) as baseline_run_key,
-    coalesce(runs.baseline_run_id, runs.run_id) = runs.run_id as is_baseline,
+    -- A baseline run named but not loaded (its run.yaml set aside or deleted after this one
+    -- loaded): no baseline, and int_configurations says so (never the run itself instead).
+    case when missing.run_key is null then coalesce(runs.baseline_run_id, runs.run_id) end
+        as baseline_run_id,
+    case
+        when missing.run_key is null
+            then runs.study || '/' || coalesce(runs.baseline_run_id, runs.run_id)
+    end as baseline_run_key,
+    missing.run_key is null and coalesce(runs.baseline_run_id, runs.run_id) = runs.run_id
+        as is_baseline,
+    missing.baseline_run_id as missing_baseline_run_id,
     -- The manifest names a baseline run (its own id included): the run's comparison is that
     -- pair; without one, the study's baseline configuration stands in where a report needs it.
     runs.baseline_run_id is not null as baseline_declared,
@@ -201,3 +220,4 @@ from runs
 left join labels on runs.run_key = labels.run_key
 left join clocks on runs.run_key = clocks.run_key
 left join driver_intervals on runs.run_key = driver_intervals.run_key
+left join missing_baselines as missing on runs.run_key = missing.run_key
