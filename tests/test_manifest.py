@@ -93,6 +93,7 @@ def test_interval_end_before_start_is_rejected(tmp_path):
     err = _error(tmp_path, GOOD.replace("end: 2024-01-10T09:10:00", "end: 2024-01-10T08:10:00"))
     assert err.line == 7 and err.field == "interval.end"
     assert "expected a time after interval.start (2024-01-10T09:00:00)" in str(err)
+    assert str(err).endswith("got 2024-01-10T08:10:00")  # (not datetime.datetime(2024, ...))
 
 
 def test_interval_not_a_timestamp_is_rejected(tmp_path):

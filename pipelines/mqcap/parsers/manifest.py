@@ -22,7 +22,7 @@ import json
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date, datetime
+from datetime import date, datetime, time
 from functools import lru_cache
 from typing import Any
 
@@ -205,7 +205,12 @@ class _Checker:
 
     def fail(self, where: _Mapping, key: str | None, field: str, expected: str, got: Any) -> None:
         line = where.lines.get(key, where.line) if key is not None else where.line
-        shown = "nothing" if got is None else repr(got)
+        if got is None:
+            shown = "nothing"
+        elif isinstance(got, (date, time)):  # (a datetime is a date)
+            shown = got.isoformat()  # as the run.yaml writes it, not datetime.datetime(...)
+        else:
+            shown = repr(got)
         err = InputError(
             f"field {field}: expected {expected}, got {shown}",
             file=self.ctx.source_file,
