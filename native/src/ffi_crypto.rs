@@ -6,21 +6,13 @@
 //! reports with form feeds or the other ASCII separators are read here too.
 
 use crate::rmf_crypto::{self, Parser};
-use crate::rmf_pages;
+use crate::{fd_is_plain, put_error, slice, status};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 pub struct RcHandle {
     parser: Parser,
     error: Option<(String, i64)>,
     counts: Vec<u8>,
-}
-
-unsafe fn slice<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
-    if len == 0 || ptr.is_null() {
-        &[]
-    } else {
-        std::slice::from_raw_parts(ptr, len)
-    }
 }
 
 /// 1 when `len` bytes at `ptr` are plain text for this parser, 0 when not.
@@ -35,7 +27,7 @@ pub extern "C" fn mqn_rc_plain(ptr: *const u8, len: usize) -> i32 {
 /// `pread`: the descriptor stays Python's.
 #[no_mangle]
 pub extern "C" fn mqn_rc_fd_plain(fd: i32) -> i32 {
-    catch_unwind(|| rmf_pages::fd_is_plain(fd, rmf_crypto::is_plain)).unwrap_or(2)
+    catch_unwind(|| fd_is_plain(fd, rmf_crypto::is_plain)).unwrap_or(2)
 }
 
 #[no_mangle]
@@ -54,17 +46,6 @@ pub extern "C" fn mqn_rc_free(h: *mut RcHandle) {
     }
 }
 
-fn status(r: std::thread::Result<rmf_crypto::Res>, h: &mut RcHandle) -> i32 {
-    match r {
-        Ok(Ok(())) => 0,
-        Ok(Err(e)) => {
-            h.error = Some(e);
-            1
-        }
-        Err(_) => 2,
-    }
-}
-
 /// Parse one chunk of whole lines (`first`: its first line's number). 0 ok, 1 an input error
 /// (`mqn_rc_error`), 2 a panic, 3 the chunk is not plain text.
 #[no_mangle]
@@ -75,7 +56,7 @@ pub extern "C" fn mqn_rc_feed(h: *mut RcHandle, ptr: *const u8, len: usize, firs
         return 3;
     }
     let r = catch_unwind(AssertUnwindSafe(|| h.parser.feed(data, first)));
-    status(r, h)
+    status(r, &mut h.error)
 }
 
 /// The end-of-file checks. 0 ok, 1 an input error, 2 a panic.
@@ -83,7 +64,7 @@ pub extern "C" fn mqn_rc_feed(h: *mut RcHandle, ptr: *const u8, len: usize, firs
 pub extern "C" fn mqn_rc_finish(h: *mut RcHandle) -> i32 {
     let h = unsafe { &mut *h };
     let r = catch_unwind(AssertUnwindSafe(|| h.parser.finish()));
-    status(r, h)
+    status(r, &mut h.error)
 }
 
 /// The error of the last call that returned 1: its message (UTF-8) and line.
@@ -95,13 +76,7 @@ pub extern "C" fn mqn_rc_error(
     line: *mut i64,
 ) {
     let h = unsafe { &mut *h };
-    if let Some((m, l)) = &h.error {
-        unsafe {
-            *msg = m.as_ptr();
-            *len = m.len();
-            *line = *l;
-        }
-    }
+    unsafe { put_error(&h.error, msg, len, line) };
 }
 
 /// The rows landed and not yet taken.

@@ -8,19 +8,12 @@
 
 use crate::rmf_pages;
 use crate::rmf_workload::{Parser, N_COUNTERS};
+use crate::{fd_is_plain, put_error, slice, status};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 pub struct RwHandle {
     parser: Parser,
     error: Option<(String, i64)>,
-}
-
-unsafe fn slice<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
-    if len == 0 || ptr.is_null() {
-        &[]
-    } else {
-        std::slice::from_raw_parts(ptr, len)
-    }
 }
 
 /// 1 when `len` bytes at `ptr` are plain text for this parser, 0 when not.
@@ -30,10 +23,10 @@ pub extern "C" fn mqn_rw_plain(ptr: *const u8, len: usize) -> i32 {
     catch_unwind(|| rmf_pages::is_plain1(data) as i32).unwrap_or(2)
 }
 
-/// `mqn_fd_plain` with this parser's test (see `rmf_pages::fd_is_plain`).
+/// `mqn_fd_plain` with this parser's test (see `fd_is_plain`).
 #[no_mangle]
 pub extern "C" fn mqn_rw_fd_plain(fd: i32) -> i32 {
-    catch_unwind(|| rmf_pages::fd_is_plain(fd, rmf_pages::is_plain1)).unwrap_or(2)
+    catch_unwind(|| fd_is_plain(fd, rmf_pages::is_plain1)).unwrap_or(2)
 }
 
 /// A parser for one file: `frame_bytes` the Python parser's frame size (`_rmf.FRAME_BYTES`,
@@ -54,17 +47,6 @@ pub extern "C" fn mqn_rw_free(h: *mut RwHandle) {
     }
 }
 
-fn status(r: std::thread::Result<rmf_pages::Res>, h: &mut RwHandle) -> i32 {
-    match r {
-        Ok(Ok(())) => 0,
-        Ok(Err(e)) => {
-            h.error = Some(e);
-            1
-        }
-        Err(_) => 2,
-    }
-}
-
 /// Parse one chunk of whole lines (`first`: its first line's number). 0 ok, 1 an input error
 /// (`mqn_rw_error`), 2 a panic, 3 the chunk is not plain text.
 #[no_mangle]
@@ -75,7 +57,7 @@ pub extern "C" fn mqn_rw_feed(h: *mut RwHandle, ptr: *const u8, len: usize, firs
         return 3;
     }
     let r = catch_unwind(AssertUnwindSafe(|| h.parser.feed(data, first)));
-    status(r, h)
+    status(r, &mut h.error)
 }
 
 /// The end-of-file checks. 0 ok, 1 an input error, 2 a panic.
@@ -83,7 +65,7 @@ pub extern "C" fn mqn_rw_feed(h: *mut RwHandle, ptr: *const u8, len: usize, firs
 pub extern "C" fn mqn_rw_finish(h: *mut RwHandle) -> i32 {
     let h = unsafe { &mut *h };
     let r = catch_unwind(AssertUnwindSafe(|| h.parser.finish()));
-    status(r, h)
+    status(r, &mut h.error)
 }
 
 /// The error of the last call that returned 1: its message (UTF-8) and line.
@@ -95,13 +77,7 @@ pub extern "C" fn mqn_rw_error(
     line: *mut i64,
 ) {
     let h = unsafe { &mut *h };
-    if let Some((m, l)) = &h.error {
-        unsafe {
-            *msg = m.as_ptr();
-            *len = m.len();
-            *line = *l;
-        }
-    }
+    unsafe { put_error(&h.error, msg, len, line) };
 }
 
 /// The rows landed and not yet taken.

@@ -53,33 +53,36 @@ pub extern "C" fn mqn_plain(ptr: *const u8, len: usize) -> i32 {
 /// which opened it (beneath the raw root, not following links, never waiting on a FIFO).
 #[no_mangle]
 pub extern "C" fn mqn_fd_plain(fd: i32) -> i32 {
+    catch_unwind(|| fd_is_plain(fd, is_plain)).unwrap_or(2)
+}
+
+/// Whether the file open on `fd` is plain text by `plain` from its start, after an optional
+/// UTF-8 byte-order mark (one split over two reads is not plain: Python decides then): 1, 0
+/// when not, -1 when it cannot be read. Read with `pread`: the descriptor stays Python's.
+pub(crate) fn fd_is_plain(fd: i32, plain: fn(&[u8]) -> bool) -> i32 {
     use std::mem::ManuallyDrop;
     use std::os::unix::fs::FileExt;
     use std::os::unix::io::FromRawFd;
-    catch_unwind(|| {
-        // not closed here: Python owns the descriptor
-        let f = ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
-        let mut buf = vec![0u8; 1 << 20];
-        let mut pos: u64 = 0;
-        loop {
-            let n = match f.read_at(&mut buf, pos) {
-                Ok(0) => return 1,
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => return -1,
-            };
-            let mut block = &buf[..n];
-            if pos == 0 && block.starts_with(b"\xef\xbb\xbf") {
-                // a BOM split over two reads is not plain: Python decides then
-                block = &block[3..];
-            }
-            pos += n as u64;
-            if !is_plain(block) {
-                return 0;
-            }
+    // not closed here: Python owns the descriptor
+    let f = ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
+    let mut buf = vec![0u8; 1 << 20];
+    let mut pos: u64 = 0;
+    loop {
+        let n = match f.read_at(&mut buf, pos) {
+            Ok(0) => return 1,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return -1,
+        };
+        let mut block = &buf[..n];
+        if pos == 0 && block.starts_with(b"\xef\xbb\xbf") {
+            block = &block[3..];
         }
-    })
-    .unwrap_or(2)
+        pos += n as u64;
+        if !plain(block) {
+            return 0;
+        }
+    }
 }
 
 /// A panic, caught as every entry point catches its own: status 2 (the tests call it to show a
@@ -89,11 +92,42 @@ pub extern "C" fn mqn_test_panic() -> i32 {
     catch_unwind(|| -> i32 { panic!("mqn_test_panic") }).unwrap_or(2)
 }
 
-unsafe fn slice<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
+pub(crate) unsafe fn slice<'a>(ptr: *const u8, len: usize) -> &'a [u8] {
     if len == 0 || ptr.is_null() {
         &[]
     } else {
         std::slice::from_raw_parts(ptr, len)
+    }
+}
+
+/// What a parser call's outcome is for Python: 0 ok, 1 an input error (kept in `error` for the
+/// parser's `mqn_<prefix>_error`), 2 a panic.
+pub(crate) fn status(
+    r: std::thread::Result<Result<(), (String, i64)>>,
+    error: &mut Option<(String, i64)>,
+) -> i32 {
+    match r {
+        Ok(Ok(())) => 0,
+        Ok(Err(e)) => {
+            *error = Some(e);
+            1
+        }
+        Err(_) => 2,
+    }
+}
+
+/// A parser's `mqn_<prefix>_error`: the message (UTF-8, owned by the handle) and line of the
+/// error kept by the last call that returned 1; nothing written when there is none.
+pub(crate) unsafe fn put_error(
+    error: &Option<(String, i64)>,
+    msg: *mut *const u8,
+    len: *mut usize,
+    line: *mut i64,
+) {
+    if let Some((m, l)) = error {
+        *msg = m.as_ptr();
+        *len = m.len();
+        *line = *l;
     }
 }
 
@@ -132,17 +166,6 @@ pub extern "C" fn mqn_chs_free(h: *mut ChsHandle) {
     }
 }
 
-fn status(r: Result<chstatus::Res, Box<dyn std::any::Any + Send>>, h: &mut ChsHandle) -> i32 {
-    match r {
-        Ok(Ok(())) => 0,
-        Ok(Err(e)) => {
-            h.error = Some(e);
-            1
-        }
-        Err(_) => 2,
-    }
-}
-
 /// Parse one chunk of whole lines (`first`: its first line's number). 0 ok, 1 an input error
 /// (`mqn_chs_error`), 2 a panic, 3 the chunk is not plain text.
 #[no_mangle]
@@ -153,7 +176,7 @@ pub extern "C" fn mqn_chs_feed(h: *mut ChsHandle, ptr: *const u8, len: usize, fi
         return 3;
     }
     let r = catch_unwind(AssertUnwindSafe(|| h.parser.feed(data, first)));
-    status(r, h)
+    status(r, &mut h.error)
 }
 
 /// The end-of-file checks. 0 ok, 1 an input error, 2 a panic.
@@ -161,7 +184,7 @@ pub extern "C" fn mqn_chs_feed(h: *mut ChsHandle, ptr: *const u8, len: usize, fi
 pub extern "C" fn mqn_chs_finish(h: *mut ChsHandle) -> i32 {
     let h = unsafe { &mut *h };
     let r = catch_unwind(AssertUnwindSafe(|| h.parser.finish()));
-    status(r, h)
+    status(r, &mut h.error)
 }
 
 /// The checks of a take (`final_`: the last one) before it is taken: 0 ok, 1 an input error
@@ -170,7 +193,7 @@ pub extern "C" fn mqn_chs_finish(h: *mut ChsHandle) -> i32 {
 pub extern "C" fn mqn_chs_check(h: *mut ChsHandle, final_: i32) -> i32 {
     let h = unsafe { &mut *h };
     let r = catch_unwind(AssertUnwindSafe(|| h.parser.check_named(final_ != 0)));
-    status(r, h)
+    status(r, &mut h.error)
 }
 
 /// The error of the last call that returned 1: its message (UTF-8) and line.
@@ -182,13 +205,7 @@ pub extern "C" fn mqn_chs_error(
     line: *mut i64,
 ) {
     let h = unsafe { &mut *h };
-    if let Some((m, l)) = &h.error {
-        unsafe {
-            *msg = m.as_ptr();
-            *len = m.len();
-            *line = *l;
-        }
-    }
+    unsafe { put_error(&h.error, msg, len, line) };
 }
 
 /// Vector lines pending and snapshot rows pending (what decides a batch).
@@ -405,17 +422,6 @@ pub extern "C" fn mqn_ns_free(h: *mut NsHandle) {
     }
 }
 
-fn ns_status(r: Result<netstat::Res, Box<dyn std::any::Any + Send>>, h: &mut NsHandle) -> i32 {
-    match r {
-        Ok(Ok(())) => 0,
-        Ok(Err(e)) => {
-            h.error = Some(e);
-            1
-        }
-        Err(_) => 2,
-    }
-}
-
 /// Parse one chunk of whole lines (`first`: its first line's number). 0 ok, 1 an input error
 /// (`mqn_ns_error`), 2 a panic, 3 the chunk is not plain text.
 #[no_mangle]
@@ -426,7 +432,7 @@ pub extern "C" fn mqn_ns_feed(h: *mut NsHandle, ptr: *const u8, len: usize, firs
         return 3;
     }
     let r = catch_unwind(AssertUnwindSafe(|| h.parser.feed(data, first)));
-    ns_status(r, h)
+    status(r, &mut h.error)
 }
 
 /// The end-of-file checks. 0 ok, 1 an input error, 2 a panic.
@@ -434,7 +440,7 @@ pub extern "C" fn mqn_ns_feed(h: *mut NsHandle, ptr: *const u8, len: usize, firs
 pub extern "C" fn mqn_ns_finish(h: *mut NsHandle) -> i32 {
     let h = unsafe { &mut *h };
     let r = catch_unwind(AssertUnwindSafe(|| h.parser.finish()));
-    ns_status(r, h)
+    status(r, &mut h.error)
 }
 
 /// The error of the last call that returned 1: its message (UTF-8) and line.
@@ -446,13 +452,7 @@ pub extern "C" fn mqn_ns_error(
     line: *mut i64,
 ) {
     let h = unsafe { &mut *h };
-    if let Some((m, l)) = &h.error {
-        unsafe {
-            *msg = m.as_ptr();
-            *len = m.len();
-            *line = *l;
-        }
-    }
+    unsafe { put_error(&h.error, msg, len, line) };
 }
 
 /// Pair lines and rows pending (what decides a batch).

@@ -66,35 +66,6 @@ pub fn alnum1(c: u8) -> bool {
         || (c >= 0xc0 && c != 0xd7 && c != 0xf7)
 }
 
-/// 1 when the file open on `fd` is plain for a parser (`plain`: its test of a block) from its
-/// start (after an optional UTF-8 byte-order mark), 0 when not, -1 when it cannot be read. Read
-/// with `pread`: the descriptor stays Python's (`mqn_fd_plain` with another test).
-pub fn fd_is_plain(fd: i32, plain: fn(&[u8]) -> bool) -> i32 {
-    use std::mem::ManuallyDrop;
-    use std::os::unix::fs::FileExt;
-    use std::os::unix::io::FromRawFd;
-    // not closed here: Python owns the descriptor
-    let f = ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(fd) });
-    let mut buf = vec![0u8; 1 << 20];
-    let mut pos: u64 = 0;
-    loop {
-        let n = match f.read_at(&mut buf, pos) {
-            Ok(0) => return 1,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => return -1,
-        };
-        let mut block = &buf[..n];
-        if pos == 0 && block.starts_with(b"\xef\xbb\xbf") {
-            block = &block[3..];
-        }
-        pos += n as u64;
-        if !plain(block) {
-            return 0;
-        }
-    }
-}
-
 pub fn rstrip(s: &[u8]) -> &[u8] {
     let mut b = s.len();
     // reports pad their rows with blanks: 8 at a time
