@@ -84,7 +84,7 @@ def assert_same(path: Path) -> tuple:
 
 
 def is_plain(path: Path) -> bool:
-    return _native.file_is_plain(rmf_crypto._PlainTest(LIB), ctx_of(path))
+    return _native.file_is_plain(_native.PlainTest(LIB, "rc"), ctx_of(path))
 
 
 def test_the_library_has_the_crypto_parser():

@@ -90,7 +90,7 @@ def assert_same(path: Path) -> tuple:
 
 
 def is_plain(path: Path) -> bool:
-    return _native.file_is_plain(rmf_workload._PlainTest(LIB), ctx_of(path))
+    return _native.file_is_plain(_native.PlainTest(LIB, "rw"), ctx_of(path))
 
 
 @pytest.fixture

@@ -109,6 +109,19 @@ def bind(lib: ctypes.CDLL, sigs: dict) -> ctypes.CDLL:
     return lib
 
 
+class PlainTest:
+    """A library whose ``mqn_plain`` and ``mqn_fd_plain`` are a parser's own plain-text test
+    (``mqn_<prefix>_plain``), for :func:`file_is_plain`.
+
+    Example:
+        file_is_plain(PlainTest(lib, "rc"), ctx)  # RMF CRYPTO's test (form feeds are plain)
+    """
+
+    def __init__(self, lib: ctypes.CDLL, prefix: str) -> None:
+        self.mqn_plain = getattr(lib, f"mqn_{prefix}_plain")
+        self.mqn_fd_plain = getattr(lib, f"mqn_{prefix}_fd_plain")
+
+
 def file_is_plain(lib: ctypes.CDLL, ctx) -> bool:
     """Whether the file a parse of ``ctx`` reads is plain text (after a UTF-8 byte-order mark):
     the compiled parsers' condition. Read as the parse reads it (``base.open_input``: beneath the

@@ -1099,7 +1099,7 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
     errors and counts (tests), but the bulk parse costs about 35 ms whatever the size, which a
     small report does not repay (bench/RESULTS.md)."""
     lib = native_library()
-    if lib is not None and _native.file_is_plain(_PlainTest(lib), ctx):
+    if lib is not None and _native.file_is_plain(_native.PlainTest(lib, "rc"), ctx):
         yield from parse_native(ctx, lib)
     elif ctx.size < BULK_MIN_BYTES:  # (0: not known, a part of a file say)
         yield from parse_by_line(ctx)
@@ -1175,14 +1175,6 @@ def _bound(lib: ctypes.CDLL) -> ctypes.CDLL | None:
     if not hasattr(lib, "mqn_rc_new"):
         return None
     return _native.bind(lib, _SIGS)
-
-
-class _PlainTest:
-    """``_native.file_is_plain``'s library, with this parser's plain-text test."""
-
-    def __init__(self, lib: ctypes.CDLL) -> None:
-        self.mqn_plain = lib.mqn_rc_plain
-        self.mqn_fd_plain = lib.mqn_rc_fd_plain
 
 
 def parse_native(ctx: ParseContext, lib: ctypes.CDLL) -> Iterator[Batch]:

@@ -460,7 +460,7 @@ def parse(ctx: ParseContext) -> Iterator[Batch]:
     plain-text report when it is built, else :func:`parse_python`: the same rows, errors and
     counts (tests/test_native_workload.py)."""
     lib = _native.library()
-    if lib is not None and _native.file_is_plain(_PlainTest(lib), ctx):
+    if lib is not None and _native.file_is_plain(_native.PlainTest(lib, "rw"), ctx):
         yield from parse_native(ctx, lib)
     else:
         yield from parse_python(ctx)
@@ -513,14 +513,6 @@ _NOTHING = {
     1: "a WORKLOAD ACTIVITY report of totals only (no class section)",
     2: "a WORKLOAD ACTIVITY service policy page",
 }  # rmf_workload.rs NOTHING_*
-
-
-class _PlainTest:
-    """``_native.file_is_plain``'s library, with this parser's plain-text test."""
-
-    def __init__(self, lib: ctypes.CDLL) -> None:
-        self.mqn_plain = lib.mqn_rw_plain
-        self.mqn_fd_plain = lib.mqn_rw_fd_plain
 
 
 def _frame_bytes() -> int:
