@@ -272,14 +272,14 @@ def _parse_into(
     limit = SPOOL_BYTES if spool_bytes is None else spool_bytes
     try:
         for table_name, rows in parser.parse(ctx):
-            frame = parser.table(table_name).frame(rows)
-            if frame.height == 0:
+            data = parser.table(table_name).arrow(rows)
+            if data.num_rows == 0:
                 continue
-            out.per_table[table_name] = out.per_table.get(table_name, 0) + frame.height
-            for k, n in attribution_facts(table_name, frame).items():
+            out.per_table[table_name] = out.per_table.get(table_name, 0) + data.num_rows
+            for k, n in attribution_facts(table_name, data).items():
                 out.facts[k] = out.facts.get(k, 0) + n
-            held += frame.estimated_size()
-            out.batches.append((table_name, frame.to_arrow()))
+            held += data.nbytes
+            out.batches.append((table_name, data))
             if spool is not None and held >= limit:
                 spooled = _spool(out, spool, spooled)
                 held = 0

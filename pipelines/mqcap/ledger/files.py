@@ -45,7 +45,7 @@ from mqcap.ledger.schema import LEDGER
 from mqcap.parsers import all_parsers, all_tables, parser_for_kind
 
 if TYPE_CHECKING:
-    import polars as pl
+    import pyarrow as pa
 
 REASON_CAP = 2000  # characters of a reason kept in the ledger (a hostile file can make it huge)
 
@@ -645,21 +645,24 @@ class FileLedger:
         return changed
 
 
-def attribution_facts(table: str, frame: pl.DataFrame) -> dict[str, int]:
+def attribution_facts(table: str, frame: pa.Table) -> dict[str, int]:
     """What :meth:`FileLedger.attribution` counts on a file's rows, from one typed batch of
     ``table`` (summed over the batches by the caller): CHSTATUS snapshots without a time
     (``untimed``), results rows without study and run (``unnamed``).
 
     Example:
-        >>> import polars as pl
-        >>> attribution_facts("driver_results", pl.DataFrame({"study": [None, "s"],
-        ...                                                   "run_id": ["r", "r"]}))
+        >>> import pyarrow as pa
+        >>> attribution_facts("driver_results", pa.table({"study": [None, "s"],
+        ...                                               "run_id": ["r", "r"]}))
         {'unnamed': 1}
     """
     if table == "chstatus_snapshot":
-        return {"untimed": frame["snapshot_time"].null_count()}
+        return {"untimed": frame["snapshot_time"].null_count}
     if table == "driver_results":
-        return {"unnamed": int((frame["study"].is_null() | frame["run_id"].is_null()).sum())}
+        import pyarrow.compute as pc
+
+        unnamed = pc.or_(pc.is_null(frame["study"]), pc.is_null(frame["run_id"]))
+        return {"unnamed": int(pc.sum(unnamed).as_py() or 0)}
     return {}
 
 

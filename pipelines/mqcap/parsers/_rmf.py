@@ -105,8 +105,10 @@ def _prefixed_title(s: str) -> str | None:
     return None
 
 
-def head_titles(head: bytes) -> list[str]:
-    """Report titles found in the first bytes of a file, in order (for ``sniff``)."""
+@lru_cache(maxsize=2)
+def head_titles(head: bytes) -> tuple[str, ...]:
+    """Report titles found in the first bytes of a file, in order (for ``sniff``; remembered for
+    the last heads: RMF CRYPTO's and RMF WORKLOAD's sniffers ask in turn of every file)."""
     text = head.decode("latin-1")
     found = []
     for line in text.splitlines():
@@ -115,7 +117,7 @@ def head_titles(head: bytes) -> list[str]:
         title = page_title(line)
         if title:
             found.append(title)
-    return found
+    return tuple(found)
 
 
 @dataclass(frozen=True)

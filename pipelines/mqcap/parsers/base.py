@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime, time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -46,6 +46,7 @@ from mqcap.settings import DEFAULT_MAX_EXPANDED_BYTES, DEFAULT_MAX_GZIP_RATIO
 
 if TYPE_CHECKING:
     import polars as pl
+    import pyarrow as pa
 
 GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -133,6 +134,80 @@ class Table:
             else:
                 exprs.append(pl.lit(None, dtype=typ).alias(col))
         return df.select(exprs) if len(df) else pl.DataFrame(schema=self.polars_schema())
+
+    def arrow(self, rows: list[dict] | pl.DataFrame) -> pa.Table:
+        """Rows as the Arrow table ``self.frame(rows).to_arrow()`` gives, built straight from the
+        values when every value is of its column's own Python type (float or int for DOUBLE, int
+        for the integers, str, naive datetime...): a polars frame costs about 0.5 ms of fixed
+        work per call, which a drop of small files pays once per file. Any other value (a str to
+        be cast to a number, a bool, a tz-aware time, an int too large) takes ``frame``, so the
+        result and the errors are the same either way.
+
+        Example:
+            Table("t", {"source_line": "BIGINT", "x": "DOUBLE"}).arrow([{"source_line": 2, "x": 1}])
+            # pyarrow.Table source_line: int64, x: double (x = 1.0)
+        """
+        if isinstance(rows, list):
+            fast = _arrow_of_rows(self, rows)
+            if fast is not None:
+                return fast
+        return self.frame(rows).to_arrow()
+
+
+# DuckDB column type -> the Python types whose values ``Table.arrow`` converts itself (exact
+# types: bool is not an int here, datetime not a date); None is always allowed.
+_PLAIN_PY_TYPES: dict[str, set[type]] = {
+    "VARCHAR": {str},
+    "BIGINT": {int},
+    "INTEGER": {int},
+    "SMALLINT": {int},
+    "UBIGINT": {int},
+    "UINTEGER": {int},
+    "DOUBLE": {float, int},
+    "BOOLEAN": {bool},
+    "DATE": {date},
+    "TIMESTAMP": {datetime},
+    "TIME": {time},
+    "BLOB": {bytes},
+}
+_ARROW_SCHEMAS: dict[tuple, Any] = {}
+
+
+def _arrow_schema(table: Table) -> Any:
+    """The Arrow schema polars gives ``table``'s typed frame (large strings and all), once."""
+    key = tuple(table.columns.items())
+    schema = _ARROW_SCHEMAS.get(key)
+    if schema is None:
+        import polars as pl
+
+        schema = _ARROW_SCHEMAS[key] = pl.DataFrame(schema=table.polars_schema()).to_arrow().schema
+    return schema
+
+
+def _arrow_of_rows(table: Table, rows: list[dict]) -> Any:
+    """``rows`` as ``table``'s Arrow table, or None when a value is not of its column's plain
+    Python type (``Table.arrow`` then goes through polars) or an unknown column appears."""
+    import pyarrow as pa
+
+    if not rows or not set().union(*rows) <= table.columns.keys():
+        return None  # no rows / unknown columns: frame() gives the empty table / the error
+    arrays = []
+    schema = _arrow_schema(table)
+    for (name, duck), field_ in zip(table.columns.items(), schema, strict=True):
+        values = [r.get(name) for r in rows]
+        types = set(map(type, values))
+        types.discard(type(None))
+        if not types <= _PLAIN_PY_TYPES.get(duck.upper(), set()):
+            return None
+        if (datetime in types or time in types) and any(
+            v is not None and v.tzinfo is not None for v in values
+        ):
+            return None
+        try:
+            arrays.append(pa.array(values, type=field_.type))
+        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+            return None  # out of range (an int past 2**53 for a DOUBLE...): polars decides
+    return pa.Table.from_arrays(arrays, schema=schema)
 
 
 @dataclass
