@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mqcap import faults
+from mqcap.arrowcols import repeat_int64
 from mqcap.errors import InputError
 from mqcap.parsers import detect
 from mqcap.parsers.base import (
@@ -157,7 +158,7 @@ def spooled_batches(paths: list[str], extra: list[pa.Array] | None = None) -> pa
                 for k in range(reader.num_record_batches):
                     batch = reader.get_batch(k)
                     if extra is not None:
-                        value = pa.repeat(pa.scalar(extra[i], pa.int64()), batch.num_rows)
+                        value = repeat_int64(extra[i], batch.num_rows)
                         batch = pa.RecordBatch.from_arrays([*batch.columns, value], schema=schema)
                     yield batch
 

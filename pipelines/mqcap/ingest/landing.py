@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import duckdb
 
 from mqcap import faults, warehouse
+from mqcap.arrowcols import repeat_int64
 from mqcap.ingest.discovery import RawNames
 from mqcap.ingest.report import FileOutcome, IngestReport
 from mqcap.ingest_pool import PartError, Prepared, spooled_batches
@@ -235,9 +236,7 @@ class Writer:
                         file_ids.append(file_id)
                         continue
                     frames.setdefault(table, []).append(
-                        data.append_column(
-                            "file_id", pa.repeat(pa.scalar(file_id, pa.int64()), data.num_rows)
-                        )
+                        data.append_column("file_id", repeat_int64(file_id, data.num_rows))
                     )
                 changed = set(item.prep.per_table)
                 if item.prior is not None:

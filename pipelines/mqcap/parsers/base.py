@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from datetime import date, datetime, time
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -154,60 +154,48 @@ class Table:
         return self.frame(rows).to_arrow()
 
 
-# DuckDB column type -> the Python types whose values ``Table.arrow`` converts itself (exact
-# types: bool is not an int here, datetime not a date); None is always allowed.
-_PLAIN_PY_TYPES: dict[str, set[type]] = {
-    "VARCHAR": {str},
-    "BIGINT": {int},
-    "INTEGER": {int},
-    "SMALLINT": {int},
-    "UBIGINT": {int},
-    "UINTEGER": {int},
-    "DOUBLE": {float, int},
-    "BOOLEAN": {bool},
-    "DATE": {date},
-    "TIMESTAMP": {datetime},
-    "TIME": {time},
-    "BLOB": {bytes},
+# DuckDB column type -> the Arrow type polars' ``to_arrow`` gives the column (large strings),
+# so that a batch ``Table.arrow`` builds itself concatenates with one built through polars.
+_ARROW_TYPES: dict[str, tuple[str, tuple]] = {
+    "VARCHAR": ("large_string", ()),
+    "BIGINT": ("int64", ()),
+    "INTEGER": ("int32", ()),
+    "SMALLINT": ("int16", ()),
+    "UBIGINT": ("uint64", ()),
+    "UINTEGER": ("uint32", ()),
+    "DOUBLE": ("float64", ()),
+    "BOOLEAN": ("bool_", ()),
+    "DATE": ("date32", ()),
+    "TIMESTAMP": ("timestamp", ("us",)),
+    "TIME": ("time64", ("ns",)),
+    "BLOB": ("large_binary", ()),
 }
 _ARROW_SCHEMAS: dict[tuple, Any] = {}
 
 
-def _arrow_schema(table: Table) -> Any:
-    """The Arrow schema polars gives ``table``'s typed frame (large strings and all), once."""
+def arrow_schema(table: Table) -> pa.Schema:
+    """The Arrow schema of ``table``'s typed batches (as polars' ``to_arrow`` gives them)."""
     key = tuple(table.columns.items())
     schema = _ARROW_SCHEMAS.get(key)
     if schema is None:
-        import polars as pl
+        import pyarrow as pa
 
-        schema = _ARROW_SCHEMAS[key] = pl.DataFrame(schema=table.polars_schema()).to_arrow().schema
+        fields = []
+        for col, duck in table.columns.items():
+            name, args = _ARROW_TYPES[duck.upper()]
+            fields.append(pa.field(col, getattr(pa, name)(*args)))
+        schema = _ARROW_SCHEMAS[key] = pa.schema(fields)
     return schema
 
 
-def _arrow_of_rows(table: Table, rows: list[dict]) -> Any:
+def _arrow_of_rows(table: Table, rows: list[dict]) -> pa.Table | None:
     """``rows`` as ``table``'s Arrow table, or None when a value is not of its column's plain
     Python type (``Table.arrow`` then goes through polars) or an unknown column appears."""
-    import pyarrow as pa
+    from mqcap import arrowcols
 
-    if not rows or not set().union(*rows) <= table.columns.keys():
-        return None  # no rows / unknown columns: frame() gives the empty table / the error
-    arrays = []
-    schema = _arrow_schema(table)
-    for (name, duck), field_ in zip(table.columns.items(), schema, strict=True):
-        values = [r.get(name) for r in rows]
-        types = set(map(type, values))
-        types.discard(type(None))
-        if not types <= _PLAIN_PY_TYPES.get(duck.upper(), set()):
-            return None
-        if (datetime in types or time in types) and any(
-            v is not None and v.tzinfo is not None for v in values
-        ):
-            return None
-        try:
-            arrays.append(pa.array(values, type=field_.type))
-        except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
-            return None  # out of range (an int past 2**53 for a DOUBLE...): polars decides
-    return pa.Table.from_arrays(arrays, schema=schema)
+    if not rows:
+        return None  # frame() gives the empty table
+    return arrowcols.table(arrow_schema(table), rows)
 
 
 @dataclass
