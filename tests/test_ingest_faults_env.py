@@ -62,8 +62,9 @@ def test_disk_full_stops_the_batch_sets_nothing_aside_and_space_freed_loads_all(
     settings, sample_study, monkeypatch, mini_sum
 ):
     raw_before = tree_hashes(settings.raw_root)
-    # The schema's migrations commit once; then 4 files (4 manifests) commit, the 5th fails.
-    fill_disk(monkeypatch, fail_after=5)
+    # The landing tables and the schema's migrations commit once each; then 4 files (4
+    # manifests) commit, the 5th fails.
+    fill_disk(monkeypatch, fail_after=6)
     with pytest.raises(EnvironmentProblem) as err:
         ingest(settings)
     message = str(err.value)

@@ -66,6 +66,8 @@ def column(arrow_type: pa.DataType, values: list) -> pa.Array | None:
     n = len(values)
     types = set(map(type, values))
     nulls = n - len([v for v in values if v is not None]) if type(None) in types else 0
+    if nulls == n:  # (a column the file does not have: common, and cheapest this way)
+        return pa.nulls(n, arrow_type) if _taken(arrow_type) else None
     types.discard(type(None))
     validity = None
     if nulls:
@@ -133,6 +135,29 @@ def column(arrow_type: pa.DataType, values: list) -> pa.Array | None:
     else:
         return None
     return pa.Array.from_buffers(arrow_type, n, buffers, null_count=nulls)
+
+
+_OTHER_TYPES: set | None = None
+
+
+def _taken(arrow_type: pa.DataType) -> bool:
+    """Whether :func:`column` makes arrays of ``arrow_type``."""
+    import pyarrow as pa
+
+    global _OTHER_TYPES
+    if _OTHER_TYPES is None:
+        _OTHER_TYPES = {
+            pa.float64(),
+            pa.large_string(),
+            pa.string(),
+            pa.large_binary(),
+            pa.binary(),
+            pa.bool_(),
+            pa.date32(),
+            pa.timestamp("us"),
+            pa.time64("ns"),
+        }
+    return arrow_type.id in (_INTS or {}) or arrow_type in _OTHER_TYPES
 
 
 def table(schema: pa.Schema, rows: list[dict]) -> pa.Table | None:

@@ -7,10 +7,12 @@ Whatever ``jobs`` is, the writer sees the same :class:`Prepared` results in the 
 the ledger, the landing rows and their lineage, set-aside reasons, duplicate messages and
 progress lines are those of ``--jobs 1`` (``tests/test_ingest_parallel.py`` checks it).
 
-The writer trusts a worker's result only for the bytes it hashed itself: it hashes the file,
-and a result whose size or sha256 differs (the file changed since), or a worker that met an
-environment error (a file vanished or unreadable), is simply redone in the writer, where the
-error then takes its documented course (``mqcap.faults``).
+The writer trusts a worker's result only for the file as it finds it itself: a file with an
+earlier version in the ledger it hashes, and takes a result of the same size and sha256; a new
+file it stats, and takes a result of the same size and mtime (the worker's hash is of the bytes
+it parsed, which the ledger then records). A result that differs (the file changed since), or
+a worker that met an environment error (a file vanished or unreadable), is simply redone in
+the writer, where the error then takes its documented course (``mqcap.faults``).
 
 A large file whose parser can split it (``Parser.split``: binary SMF dumps) is cut into parts at
 record boundaries by the writer (one quick pass) and its parts are parsed by the workers like

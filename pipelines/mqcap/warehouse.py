@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import duckdb
@@ -235,6 +235,18 @@ def ensure_landing(con: duckdb.DuckDBPyConnection) -> None:
     Every landing table exists even before a file of its kind arrives, so dbt sources always resolve.
     """
     con.execute(f"create schema if not exists {LANDING}")
+    # (one transaction: 44 tables created one commit each cost a new warehouse 20 ms more)
+    con.begin()
+    try:
+        _ensure_landing_tables(con)
+        con.commit()
+    except BaseException:
+        with suppress(duckdb.TransactionException):
+            con.rollback()
+        raise
+
+
+def _ensure_landing_tables(con: duckdb.DuckDBPyConnection) -> None:
     existing: dict[str, set[str]] = {}
     for name, col in con.execute(
         "select table_name, column_name from information_schema.columns where table_schema = ?",

@@ -3,8 +3,9 @@
 Most files of a large raw folder are as the ledger has them on every run, so the cheap answer
 comes first: :meth:`Changes.settled` decides from the stat alone (size and mtime as recorded:
 no hashing, no reading) and is asked for the whole batch before the parse workers start, so
-they only get the files that may need work. :meth:`Changes.needs_work` then hashes the rest: a
-file touched but not changed (same sha256) only has its new mtime remembered. A file set aside
+they only get the files that may need work. :meth:`Changes.needs_work` then hashes the rest that
+have a version to compare with (a new file is hashed as it is parsed): a file touched but not
+changed (same sha256) only has its new mtime remembered. A file set aside
 for good stays settled, except a duplicate whose original (a loaded file of its run with the
 same content) is gone: it lands now.
 
@@ -91,8 +92,12 @@ class Changes:
         taken = self._settled_stat.pop(path, None)
         return taken[1] if taken is not None else None
 
-    def needs_work(self, path: Path, rel: str) -> tuple[bool, str, Entry | None, os.stat_result]:
-        """(work needed, sha256, current ledger entry, stat of the file)."""
+    def needs_work(
+        self, path: Path, rel: str
+    ) -> tuple[bool, str | None, Entry | None, os.stat_result]:
+        """(work needed, sha256, current ledger entry, stat of the file). The sha256 is None
+        for a file with no version to compare it with (new, or waiting for a retry): it is
+        hashed once, as it is parsed (``ingest_pool.prepare``), not here as well."""
         prior = self.ledger.current(rel)
         taken = self._settled_stat.pop(os.fspath(path), None)
         st = taken[0] if taken is not None else path.stat()
@@ -108,6 +113,8 @@ class Changes:
         aside = self._standing_aside(rel, prior) if settled else None
         if aside is not None and aside.bytes == st.st_size and aside.mtime_ns == st.st_mtime_ns:
             return False, aside.sha256, aside, st
+        if not settled and aside is None:
+            return True, None, prior, st
         sha = self._sha256(path, st)
         for known in (prior if settled else None, aside):
             if known is not None and known.sha256 == sha:

@@ -176,7 +176,9 @@ class Ingestor:
             self.report.outcomes.append(unchanged(rel, prior))
             return
         prep = self.parsing.prepared(path, rel, sha, st)
-        if prep.sha256 != sha or (prep.size, prep.mtime_ns) != (st.st_size, st.st_mtime_ns):
+        if sha is None:  # nothing to compare it with: the hash and stat of the bytes parsed
+            sha, st = prep.sha256, Seen(prep.size, prep.mtime_ns)
+        elif prep.sha256 != sha or (prep.size, prep.mtime_ns) != (st.st_size, st.st_mtime_ns):
             # The file changed after it was hashed above: the ledger takes the hash and stat of
             # exactly the bytes that were parsed (prepare reads them once for both).
             sha, st = prep.sha256, Seen(prep.size, prep.mtime_ns)

@@ -74,11 +74,17 @@ class Parsing:
         # (a large file the prefetcher split was hashed then, by this process: not twice)
         return (self.prefetch and self.prefetch.sha256(path, st)) or sha256_of(path)
 
-    def prepared(self, path: Path, rel: str, sha: str, st: os.stat_result) -> Prepared:
+    def prepared(self, path: Path, rel: str, sha: str | None, st: os.stat_result) -> Prepared:
         """The file hashed, sniffed and parsed: a worker's result when it is of the bytes hashed
-        here (same size and sha256), else done here (where an environment error raises)."""
+        here (same size and sha256) or, for a file not hashed here (``sha`` None: new), of the
+        file as it is stat'ed here (same size and mtime: the evidence a settled file is taken
+        on); else done here (where an environment error raises)."""
         got = self.prefetch.take(path) if self.prefetch is not None else None
-        if got is not None and (got.size, got.sha256) == (st.st_size, sha):
+        if got is not None and (
+            (got.size, got.sha256) == (st.st_size, sha)
+            if sha is not None
+            else (got.size, got.mtime_ns) == (st.st_size, st.st_mtime_ns)
+        ):
             return got
         if got is not None:
             got.discard()
