@@ -62,25 +62,26 @@ def test_disk_full_stops_the_batch_sets_nothing_aside_and_space_freed_loads_all(
     settings, sample_study, monkeypatch, mini_sum
 ):
     raw_before = tree_hashes(settings.raw_root)
-    # The landing tables and the schema's migrations commit once each; then 4 files (4
-    # manifests) commit, the 5th fails.
-    fill_disk(monkeypatch, fail_after=6)
+    # The landing tables and the schema's migrations commit once each, then the batch of the
+    # 10 manifests; the batch of the data files fails, and so does its first file on its own.
+    fill_disk(monkeypatch, fail_after=3)
     with pytest.raises(EnvironmentProblem) as err:
         ingest(settings)
     message = str(err.value)
     assert "could not be written while landing attls/" in message
     assert "No space left on device" in message and "Nothing was set aside" in message
-    assert "4 file(s) landed before stay" in message, message
+    assert "10 file(s) landed before stay" in message, message
     assert EnvironmentProblem.exit_code == 3
     monkeypatch.undo()
     # Everything committed before stays; nothing set aside; the failed file left no row.
     assert _rows(settings, "select status, count(*) from meta.ingest_ledger group by 1") == [
-        ("loaded", 4)
+        ("loaded", 10)
     ]
-    assert _rows(settings, "select count(*) from landing.run_manifest") == [(4,)]
+    assert _rows(settings, "select count(*) from landing.run_manifest") == [(10,)]
+    assert _rows(settings, "select count(*) from landing.driver_results") == [(0,)]
     # Space freed: the next ingest (files untouched) lands the rest, exact counts.
     report = ingest(settings)
-    assert len(report.landed) == 16 and report.set_aside == [] and report.skipped == []
+    assert len(report.landed) == 10 and report.set_aside == [] and report.skipped == []
     assert _results_total(settings) == (10, mini_sum)
     assert _rows(settings, "select count(*) from landing.run_manifest") == [(10,)]
     assert tree_hashes(settings.raw_root) == raw_before

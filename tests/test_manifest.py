@@ -313,3 +313,66 @@ def test_a_run_with_bad_manifests_lists_every_problem_of_every_file(settings):
     assert "0 file(s) landed (0 rows), 0 unchanged, 2 set aside" in out
     assert "line 26: field colour: expected one of" in out
     assert result.exit_code == 1
+
+
+def _write_run(settings, folder: str, run: str) -> Path:
+    d = settings.raw_root / "keysize" / folder
+    d.mkdir(parents=True, exist_ok=True)
+    text = GOOD.replace("run: rsa2048-tls12", f"run: {run}").replace(
+        "baseline: rsa2048-tls12", f"baseline: {run}"
+    )
+    (d / "run.yaml").write_text(text)
+    return d / "run.yaml"
+
+
+def test_a_run_id_freed_and_taken_in_one_batch_lands_both(settings):
+    # Manifests land in one batch transaction (not one each): a manifest whose new version
+    # gives up its run id frees it for another manifest of the same batch, as when each
+    # committed at once.
+    _write_run(settings, "a", "r1")
+    assert [o.path for o in ingest(settings).landed] == ["keysize/a/run.yaml"]
+    _write_run(settings, "a", "r3")  # a renames its run...
+    _write_run(settings, "c", "r1")  # ...and c takes the old id, in the same ingest
+    report = ingest(settings)
+    assert sorted(o.path for o in report.landed) == ["keysize/a/run.yaml", "keysize/c/run.yaml"], [
+        (o.path, o.status, o.reason) for o in report.outcomes
+    ]
+    assert report.set_aside == []
+    # Two taking one free id in one batch: the first (in the batch's order) lands.
+    _write_run(settings, "d", "r9")
+    _write_run(settings, "e", "r9")
+    report = ingest(settings)
+    assert [o.path for o in report.landed] == ["keysize/d/run.yaml"]
+    [aside] = report.set_aside
+    assert aside.reason == "run r9 of study keysize is already defined by keysize/d/run.yaml"
+
+
+def test_manifests_of_a_drop_commit_together_before_their_files(settings, monkeypatch):
+    from mqcap.ledger import files
+
+    commits = []
+    real = files.FileLedger.transaction
+
+    def counted(self):
+        commits.append(1)
+        return real(self)
+
+    monkeypatch.setattr(files.FileLedger, "transaction", counted)
+    for i in range(12):
+        run = _write_run(settings, f"r{i}", f"run{i}").parent
+        (run / "results.csv").write_text("rate_per_s,round_trip_us\n100,9000\n")
+    report = ingest(settings)
+    assert len(report.landed) == 24 and report.set_aside == []
+    assert len(commits) == 2  # the 12 manifests, then the 12 results files
+    # Every results file is attributed to its folder's run.
+    import duckdb
+
+    con = duckdb.connect(str(settings.warehouse), read_only=True)
+    try:
+        rows = con.execute(
+            "select count(*) from meta.ingest_ledger where kind = 'driver_csv' "
+            "and study = 'keysize' and run_id like 'run%' and status = 'loaded'"
+        ).fetchall()
+    finally:
+        con.close()
+    assert rows == [(12,)]

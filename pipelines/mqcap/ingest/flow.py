@@ -116,6 +116,7 @@ class Ingestor:
             for name in manifests:
                 self.process_or_settle(name, rels[name], {}, {}, only_manifests=True)
                 self.progress.advance(1, printable(name.rpartition("/")[2]))
+            self.writer.flush()  # the manifests committed: the run folders are read next
             folders, pending = self.ledger.run_folders(), self.ledger.pending_manifests()
             # A run-id edit, a manifest added late or deleted: loaded files follow their folder.
             self.ledger.reattribute(folders)
@@ -251,16 +252,16 @@ class Ingestor:
                 )
                 return
         if parser.kind == "manifest":
-            problem, declared = self.manifests.check_manifest(path, rel)
+            problem, declared = self.manifests.check_manifest(path, rel, writer.queued_runs())
             run = declared
             if problem is not None:
                 self.report.outcomes.append(
                     writer.set_aside(path, rel, sha, parser.kind, *problem, st=st)
                 )
                 return
-        duplicate = self.ledger.loaded_with_sha(sha, rel, run) or writer.pending_with_sha(
-            sha, rel, run
-        )
+        duplicate = self.ledger.loaded_with_sha(
+            sha, rel, run, writer.queued_paths()
+        ) or writer.pending_with_sha(sha, rel, run)
         if duplicate is not None:
             self.report.outcomes.append(
                 writer.set_aside(

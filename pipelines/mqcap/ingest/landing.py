@@ -100,6 +100,7 @@ class Writer:
         self.report = report
         self.names = names
         self.pending: list[Pending] = []  # files queued for the next batch transaction
+        self._queued: set[str] = set()  # their paths
         self.pending_rows = 0
 
     # -- outcomes that write no rows ---------------------------------------------------------
@@ -126,6 +127,15 @@ class Writer:
         return FileOutcome(rel, "set_aside", kind, 0, reason, position, file_id, *run)
 
     # -- the batch transaction ----------------------------------------------------------------
+    def queued_paths(self) -> set[str]:
+        """The paths of the files queued in this batch (not yet committed)."""
+        return self._queued
+
+    def queued_runs(self) -> dict[str, tuple[str | None, str | None]]:
+        """Manifest path -> the (study, run) it declares, for the manifests queued in this
+        batch (not yet committed), in the order queued."""
+        return {i.rel: i.run for i in self.pending if i.parser.kind == "manifest"}
+
     def pending_with_sha(
         self, sha: str, rel: str, run: tuple[str | None, str | None]
     ) -> str | None:
@@ -148,20 +158,19 @@ class Writer:
     ) -> None:
         """Queue the file for the next batch transaction (its outcome is taken when it commits).
 
-        A manifest commits at once: the files of its run folder depend on it.
+        Manifests are queued like any file (a run of 352 folders committed one manifest at a
+        time spent 1.7 s in commits): the ingest flushes after the last manifest, before the
+        files of the run folders are attributed (``Ingestor.run``), and a manifest's run id is
+        checked against the ones queued (:meth:`queued_runs`).
         """
         self.report.outcomes.append(None)  # type: ignore[arg-type]  # its place, see flush
+        self._queued.add(rel)
         self.pending.append(
             Pending(len(self.report.outcomes) - 1, rel, sha, st, parser, prior, run, prep)
         )
         self.pending_rows += sum(prep.per_table.values())
         spooled = prep.parts is not None or any(isinstance(d, str) for _, d in prep.batches)
-        if (
-            parser.kind == "manifest"
-            or spooled
-            or len(self.pending) >= BATCH_FILES
-            or self.pending_rows >= BATCH_ROWS
-        ):
+        if spooled or len(self.pending) >= BATCH_FILES or self.pending_rows >= BATCH_ROWS:
             self.flush()
 
     def flush(self) -> None:
@@ -169,6 +178,7 @@ class Writer:
         own (the batch without the bad file), so a file is set aside alone and an environment
         error names the file whose commit it stopped."""
         batch, self.pending, self.pending_rows = self.pending, [], 0
+        self._queued = set()
         if not batch:
             return
         try:

@@ -38,9 +38,18 @@ class Manifests:
         self.manifests: dict[Path, tuple[tuple[int, int], dict | BaseException]] = {}
 
     def check_manifest(
-        self, path: Path, rel: str
+        self,
+        path: Path,
+        rel: str,
+        queued: dict[str, tuple[str | None, str | None]] | None = None,
     ) -> tuple[tuple[str, str | None, bool] | None, tuple[str | None, str | None]]:
-        """(problem or None, (study, run)): run ids unique per study, baselines must exist."""
+        """(problem or None, (study, run)): run ids unique per study, baselines must exist.
+
+        ``queued``: manifest path -> (study, run) of the manifests this batch lands that are not
+        committed yet (``Writer.queued_runs``): a loaded manifest queued in a new version
+        declares what the new version does, and a queued one is taken as loaded after the
+        loaded ones."""
+        queued = queued or {}
         try:
             m = self._manifest(path, rel)
         except InputError as exc:
@@ -52,7 +61,7 @@ class Manifests:
                 None,
             )
         declared = (m["study"], m["run"])
-        other = self.ledger.run_defined_by(m["study"], m["run"], rel)
+        other = self.ledger.run_defined_by(m["study"], m["run"], rel, queued)
         if other is not None:
             # A moved run folder: the old manifest is gone, so this is a rename, not a conflict.
             why = gone(raw_path(self.names.root(), other), self.names.root())
@@ -60,6 +69,8 @@ class Manifests:
             if why is not None and entry is not None:
                 self.ledger.delete(entry, why)
                 other = None
+        if other is None:
+            other = next((p for p, r in queued.items() if r == declared and p != rel), None)
         if other is not None:
             problem = f"run {m['run']} of study {m['study']} is already defined by {other}"
             return (problem, None, False), declared

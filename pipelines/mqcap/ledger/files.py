@@ -30,7 +30,7 @@ landed, but no run can claim its rows, so they reach no mart.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from contextlib import contextmanager, suppress
 from datetime import datetime
 from functools import cache
@@ -212,20 +212,27 @@ class FileLedger:
             self._put(entry.path, entry)
             self._aside.pop(entry.path, None)  # (landing replaced the verdicts of its path)
 
-    def loaded_with_sha(self, sha: str, rel: str, run: tuple[str | None, str | None]) -> str | None:
+    def loaded_with_sha(
+        self,
+        sha: str,
+        rel: str,
+        run: tuple[str | None, str | None],
+        replaced: Container[str] = (),
+    ) -> str | None:
         """Another loaded file with the same content that would count the same data again.
 
         Within one run folder (or among files outside run folders, which carry their own
         identity) the same bytes are the same data. The same small file in two run folders
         (say a results CSV without a run column) describes two runs: not a duplicate. Of
         several, the first loaded (lowest file id) is named. Read from memory (the ledger is
-        read once per ingest and kept up to date as it is written).
+        read once per ingest and kept up to date as it is written). The paths in ``replaced``
+        are about to land in a new version: their loaded content is on its way out.
         """
         self.entries()
         same = [
             e
             for path, e in self._loaded_by_sha.get(sha, {}).items()
-            if path != rel and (e.study, e.run_id) == run
+            if path != rel and (e.study, e.run_id) == run and path not in replaced
         ]
         return min(same, key=lambda e: e.file_id).path if same else None
 
@@ -246,10 +253,13 @@ class FileLedger:
         ).fetchall()
         return {parent_of(p): f"run manifest {p} is set aside: {r}" for p, r in rows}
 
-    def run_defined_by(self, study: str, run: str, other_than: str | None = None) -> str | None:
-        """Path of the loaded manifest declaring ``study``/``run`` (other than ``other_than``);
-        of several, the first loaded. The loaded manifests are read once per ingest (with the
-        run each declared, from ``landing.run_manifest``) and followed as they are written."""
+    def run_defined_by(
+        self, study: str, run: str, other_than: str | None = None, replaced: Container[str] = ()
+    ) -> str | None:
+        """Path of the loaded manifest declaring ``study``/``run`` (other than ``other_than``,
+        and than the paths in ``replaced``: about to land in a new version); of several, the
+        first loaded. The loaded manifests are read once per ingest (with the run each
+        declared, from ``landing.run_manifest``) and followed as they are written."""
         if self._runs is None:
             self.entries()
             self._runs = {}
@@ -260,7 +270,11 @@ class FileLedger:
             ).fetchall():
                 self._runs.setdefault((study_, run_), {})[path] = file_id
                 self._run_of[path] = (study_, run_)
-        found = [(f, p) for p, f in self._runs.get((study, run), {}).items() if p != other_than]
+        found = [
+            (f, p)
+            for p, f in self._runs.get((study, run), {}).items()
+            if p != other_than and p not in replaced
+        ]
         return min(found)[1] if found else None
 
     def retry_paths(self) -> list[str]:
