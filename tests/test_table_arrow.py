@@ -222,3 +222,44 @@ def test_landing_small_files_imports_neither_pandas_nor_polars(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["3", "3", "False", "False"], out.stdout + out.stderr
+
+
+def test_a_frame_already_typed_skips_the_casts_and_matches():
+    typed = pl.DataFrame(
+        {"source_line": [2, 3], "source_file": ["a", "a"], "x": [1.5, None]},
+        schema={"source_line": pl.Int64, "source_file": pl.Utf8, "x": pl.Float64},
+    )
+    assert base._arrow_of_typed_frame(T, typed) is not None  # (columns in another order)
+    _same(*_both(T, typed))
+    # A column of another type (Int64 for DOUBLE) needs polars' cast: not taken, same result.
+    untyped = pl.DataFrame({"source_line": [2], "x": [1]})
+    assert base._arrow_of_typed_frame(T, untyped) is None
+    _same(*_both(T, untyped))
+
+
+def test_small_smf_batches_as_arrow_equal_the_polars_frames(monkeypatch):
+    # binary.frame makes a small batch's columns with arrowcols, a large one with polars: the
+    # same landing rows either way, batch for batch, on every SMF fixture dump.
+    from mqcap.parsers.smf import binary
+
+    def batches(path):
+        ctx = ParseContext(path=path, source_file=path.name, size=path.stat().st_size)
+        return [
+            (t, binary.PARSER.table(t).arrow(b), type(b).__module__.split(".")[0])
+            for t, b in binary.PARSER.parse(ctx)
+        ]
+
+    dumps = [p for p in sorted((FIXTURES / "smf").rglob("*")) if p.is_file()]
+    dumps = [p for p in dumps if detect(p, p.name) is binary.PARSER]
+    compared = 0
+    for path in dumps:
+        small = batches(path)
+        with monkeypatch.context() as m:
+            m.setattr(binary, "SMALL_BATCH_ROWS", 0)
+            large = batches(path)
+        assert [t for t, _, _ in small] == [t for t, _, _ in large], path
+        for (_, a, kind_a), (_, b, kind_b) in zip(small, large, strict=True):
+            assert kind_b == "polars"
+            assert a.schema == b.schema and a.equals(b), path
+            compared += kind_a == "pyarrow"
+    assert compared > 20, compared
