@@ -376,3 +376,46 @@ def test_manifests_of_a_drop_commit_together_before_their_files(settings, monkey
     finally:
         con.close()
     assert rows == [(12,)]
+
+
+def test_libyaml_and_pyyaml_read_every_manifest_fixture_alike(monkeypatch):
+    # Plain manifests are read by libyaml's parser (manifest._load_yaml): the same values and
+    # key lines as PyYAML's own, on every run.yaml of the fixtures.
+    import yaml
+
+    assert hasattr(yaml, "CSafeLoader")  # the PyYAML wheels carry libyaml
+    fixtures = Path(__file__).resolve().parent / "fixtures"
+    paths = sorted(fixtures.rglob("run.yaml"))
+    assert len(paths) > 10
+    for path in paths:
+        ctx = ParseContext(path=path, source_file=path.name)
+        text = path.read_text()
+        fast, fast_doc = manifest.load(ctx), manifest._load_yaml(text, ctx)
+        with monkeypatch.context() as m:
+            m.setattr(manifest, "_c_line_loader", lambda: None)
+            slow, slow_doc = manifest.load(ctx), manifest._load_yaml(text, ctx)
+        assert fast == slow and fast_doc == slow_doc, path
+        assert (fast_doc.line, fast_doc.lines) == (slow_doc.line, slow_doc.lines), path
+
+
+def test_only_plain_text_goes_to_libyaml_and_its_errors_are_pyyamls(tmp_path, monkeypatch):
+    used = []
+    real = manifest._c_line_loader()
+
+    def counting():
+        used.append(1)
+        return real
+
+    monkeypatch.setattr(manifest, "_c_line_loader", counting)
+    plain = _load(tmp_path, GOOD)
+    assert plain["run"] == "rsa2048-tls12"
+    assert used
+    # A lone CR: PyYAML's parser (its lines are the ones the messages name).
+    text = GOOD.replace("qmgr: QM01\n", "qmgr: QM01\r")
+    assert not manifest._PLAIN_YAML.fullmatch(text)
+    # A YAML error in plain text: libyaml refuses it, PyYAML's message and line are given.
+    err = _error(tmp_path, GOOD.replace("qmgr: QM01", "qmgr: [QM01"))
+    with monkeypatch.context() as m:
+        m.setattr(manifest, "_c_line_loader", lambda: None)
+        want = _error(tmp_path, GOOD.replace("qmgr: QM01", "qmgr: [QM01"))
+    assert str(err) == str(want) and err.line == want.line
