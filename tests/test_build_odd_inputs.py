@@ -19,11 +19,16 @@ landing, both copies of the connection are kept).
 
 from __future__ import annotations
 
+import re
+from html import unescape
+
 import pytest
 from click.testing import CliRunner
 
 from mqcap.cli import main
 from mqcap.pipeline import run
+from mqcap.render import render_report
+from mqcap.settings import find_project_root
 
 from helpers import FIXTURES, query
 
@@ -97,3 +102,20 @@ def test_odd_inputs_leave_the_build_whole_and_say_what_cannot_be_decided(setting
     assert "attls-chacha-2k (names ssl-chacha-2k)" in again.output
     status = CliRunner().invoke(main, [*cli, "status"])
     assert "name a baseline run that is not loaded" in status.output
+
+    # The study's report says it first, in the mart's words (a kernel and pandoc for real).
+    html = render_report(
+        find_project_root() / "reports" / "study.qmd",
+        settings.reports_out,
+        params={"study": "attls", "failed_checks": "[]"},
+        formats=("html",),
+        output_stem="attls-odd",
+        env={"MQCAP_WAREHOUSE": str(settings.warehouse)},
+    )["html"].read_text(encoding="utf-8")
+    findings = html.index('id="sec-findings"')
+    box = html.index("Baseline problem.")
+    # (first thing in the Findings section, before the next section)
+    assert findings < box < html.index('id="sec-', findings + 1)
+    text = " ".join(unescape(re.sub(r"<[^>]+>", " ", html[box:])).split())
+    assert "attls-chacha-2k (names ssl-chacha-2k)" in text[:600]
+    assert "Baseline undecided" not in html
