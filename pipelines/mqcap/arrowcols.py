@@ -176,6 +176,23 @@ def table(schema: pa.Schema, rows: list[dict]) -> pa.Table | None:
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
+def constant_string(value: str, n: int) -> pa.Array:
+    """``n`` times ``value`` as a large_string array (a file's name beside its rows).
+
+    Example:
+        >>> constant_string("a.txt", 2).to_pylist()
+        ['a.txt', 'a.txt']
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    data = value.encode("utf-8")
+    offsets = np.arange(n + 1, dtype=np.int64) * len(data)
+    return pa.Array.from_buffers(
+        pa.large_string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data * n)]
+    )
+
+
 def repeat_int64(value: int, n: int) -> pa.Array:
     """``n`` times ``value`` as an int64 array (``pa.repeat(pa.scalar(...))`` without pandas)."""
     import numpy as np

@@ -194,6 +194,18 @@ def arrow_schema(table: Table) -> pa.Schema:
     return schema
 
 
+# Arrow type -> landing Arrow type casts that keep every value as it is, as polars' casts do
+# (the compiled parsers give string views, times in microseconds, 32-bit counts).
+_EXACT_CASTS = {
+    ("string_view", "large_string"),
+    ("string", "large_string"),
+    ("time64[us]", "time64[ns]"),
+    ("int32", "int64"),
+    ("int16", "int64"),
+    ("int16", "int32"),
+}
+
+
 def _is_arrow_table(rows: object) -> bool:
     return type(rows).__module__.startswith("pyarrow") and type(rows).__name__ == "Table"
 
@@ -217,10 +229,12 @@ def _arrow_of_typed_frame(table: Table, df: pl.DataFrame | pa.Table) -> pa.Table
         column = columns.get(field_.name)
         if column is None:
             arrays.append(pa.chunked_array([pa.nulls(data.num_rows, field_.type)]))
-        elif column.type != field_.type:
-            return None
-        else:
+        elif column.type == field_.type:
             arrays.append(column)
+        elif (str(column.type), str(field_.type)) in _EXACT_CASTS:
+            arrays.append(column.cast(field_.type))
+        else:
+            return None
     return pa.Table.from_arrays(arrays, schema=schema)
 
 

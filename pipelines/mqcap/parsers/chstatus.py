@@ -44,6 +44,7 @@ import re
 from collections.abc import Iterator
 from datetime import date, datetime, time, timedelta
 
+from mqcap.arrowcols import constant_string
 from mqcap.parsers import _native
 from mqcap.parsers._kv import parse_clock, parse_jes_date, parse_stamp_line
 from mqcap.parsers._lazy import lazy_module
@@ -799,39 +800,36 @@ def _native_take(ctx: ParseContext, lib, h: int, final: bool) -> Iterator[Batch]
     b = _native.Batch(lib, ptr)
     n, k = rows.value, snaps.value
     if k:
-        snap = pl.from_arrow(
-            pa.table(
-                {
-                    "source_line": b.ints(20, k),
-                    "snapshot_no": b.ints(21, k),
-                    "snapshot_time": b.ints(22, k, pa.timestamp("us"), valid=23),
-                    "snapshot_clock": b.ints(24, k, pa.time64("us"), valid=25),
-                    "time_line": b.ints(26, k, valid=27),
-                    "qmgr": b.strings(28, k),
-                    "form": b.strings(31, k),
-                    "channel_count": b.ints(34, k),
-                    "expected_count": b.ints(35, k, valid=36),
-                }
-            )
+        snap = pa.table(
+            {
+                "source_file": constant_string(ctx.source_file, k),
+                "source_line": b.ints(20, k),
+                "snapshot_no": b.ints(21, k),
+                "snapshot_time": b.ints(22, k, pa.timestamp("us"), valid=23),
+                "snapshot_clock": b.ints(24, k, pa.time64("us"), valid=25),
+                "time_line": b.ints(26, k, valid=27),
+                "qmgr": b.strings(28, k),
+                "form": b.strings(31, k),
+                "channel_count": b.ints(34, k),
+                "expected_count": b.ints(35, k, valid=36),
+            }
         )
-        # (pa.array of Python objects would import pandas: the file name is added in polars)
-        yield SNAPSHOT.name, snap.with_columns(source_file=pl.lit(ctx.source_file))
+        yield SNAPSHOT.name, snap
     if n or lines.value:  # Python yields a frame, even an empty one, for any attribute line
-        df = pl.from_arrow(
-            pa.table(
-                {
-                    "source_line": b.ints(0, n),
-                    "block_no": b.ints(1, n),
-                    "pair_no": b.ints(2, n, pa.int32()),
-                    "key": b.views(3, n),
-                    "value": b.views(6, n),
-                    "snapshot_no": b.ints(9, n, valid=10),
-                    "snapshot_time": b.ints(11, n, pa.timestamp("us"), valid=12),
-                    "channel": b.views(13, n),
-                }
-            )
+        df = pa.table(
+            {
+                "source_file": constant_string(ctx.source_file, n),
+                "source_line": b.ints(0, n),
+                "block_no": b.ints(1, n),
+                "pair_no": b.ints(2, n, pa.int32()),
+                "key": b.views(3, n),
+                "value": b.views(6, n),
+                "snapshot_no": b.ints(9, n, valid=10),
+                "snapshot_time": b.ints(11, n, pa.timestamp("us"), valid=12),
+                "channel": b.views(13, n),
+            }
         )
-        yield ATTR.name, df.with_columns(source_file=pl.lit(ctx.source_file))
+        yield ATTR.name, df
 
 
 PARSER = Parser(

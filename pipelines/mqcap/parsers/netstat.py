@@ -36,6 +36,7 @@ import re
 from collections.abc import Iterator
 from datetime import date, datetime, time, timedelta
 
+from mqcap.arrowcols import constant_string
 from mqcap.parsers import _lines, _native
 from mqcap.parsers._kv import parse_clock, parse_stamp_line
 from mqcap.parsers._lazy import lazy_module
@@ -775,42 +776,39 @@ def _native_take(ctx: ParseContext, lib, h: int, final: bool) -> Iterator[Batch]
     _native_counters(ctx, lib, h)  # the pair lines without a pair taken now
     b = _native.Batch(lib, ptr)
     n, k = rows.value, conns.value
-    # (pa.array of Python objects would import pandas: the file name is added in polars)
     if k:
-        conn = pl.from_arrow(
-            pa.table(
-                {
-                    "source_line": b.ints(20, k),
-                    "poll_no": b.ints(21, k),
-                    "poll_time": b.ints(22, k, pa.time64("us"), valid=23),
-                    "poll_ts": b.ints(24, k, pa.timestamp("us"), valid=25),
-                    "poll_line": b.ints(26, k, valid=27),
-                    "netstat_release": b.views(28, k),
-                    "stack_name": b.views(31, k),
-                    "conn_no": b.ints(34, k),
-                    "client_name": b.views(35, k),
-                    "client_id": b.views(38, k),
-                    "local_socket": b.views(41, k),
-                    "foreign_socket": b.views(44, k),
-                }
-            )
+        conn = pa.table(
+            {
+                "source_file": constant_string(ctx.source_file, k),
+                "source_line": b.ints(20, k),
+                "poll_no": b.ints(21, k),
+                "poll_time": b.ints(22, k, pa.time64("us"), valid=23),
+                "poll_ts": b.ints(24, k, pa.timestamp("us"), valid=25),
+                "poll_line": b.ints(26, k, valid=27),
+                "netstat_release": b.views(28, k),
+                "stack_name": b.views(31, k),
+                "conn_no": b.ints(34, k),
+                "client_name": b.views(35, k),
+                "client_id": b.views(38, k),
+                "local_socket": b.views(41, k),
+                "foreign_socket": b.views(44, k),
+            }
         )
-        yield CONN.name, conn.with_columns(source_file=pl.lit(ctx.source_file))
+        yield CONN.name, conn
     if n or lines.value:  # Python yields a frame, even an empty one, for any pair line
-        df = pl.from_arrow(
-            pa.table(
-                {
-                    "source_line": b.ints(0, n),
-                    "conn_no": b.ints(1, n),
-                    "pair_no": b.ints(2, n, pa.int32()),
-                    "parent": b.views(3, n),
-                    "name": b.views(6, n),
-                    "value": b.views(9, n),
-                    "poll_no": b.ints(12, n),
-                }
-            )
+        df = pa.table(
+            {
+                "source_file": constant_string(ctx.source_file, n),
+                "source_line": b.ints(0, n),
+                "conn_no": b.ints(1, n),
+                "pair_no": b.ints(2, n, pa.int32()),
+                "parent": b.views(3, n),
+                "name": b.views(6, n),
+                "value": b.views(9, n),
+                "poll_no": b.ints(12, n),
+            }
         )
-        yield PAIR.name, df.with_columns(source_file=pl.lit(ctx.source_file))
+        yield PAIR.name, df
 
 
 PARSER = Parser(

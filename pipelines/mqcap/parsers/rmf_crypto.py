@@ -34,6 +34,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+from mqcap.arrowcols import constant_string
 from mqcap.errors import InputError
 from mqcap.parsers import _native, _rmf
 from mqcap.parsers._lazy import lazy_module
@@ -1209,8 +1210,9 @@ def _native_counters(ctx: ParseContext, lib: ctypes.CDLL, h: int) -> None:
             (ctx.unknown if line[0] == "U" else ctx.skip)(what, int(count))
 
 
-def _native_take(ctx: ParseContext, lib: ctypes.CDLL, h: int) -> pl.DataFrame:
-    """The rows landed so far, as :class:`Rows` frames them (buffers of ``mqn_rc_take``)."""
+def _native_take(ctx: ParseContext, lib: ctypes.CDLL, h: int) -> _native.pa.Table:
+    """The rows landed so far, as an Arrow table of :class:`Rows`' columns (buffers of
+    ``mqn_rc_take``; ``Table.arrow`` takes it as it is, ``Table.frame`` through polars)."""
     pa = _native.pa
     n = ctypes.c_int64()
     ptr = lib.mqn_rc_take(h, ctypes.byref(n))
@@ -1218,26 +1220,23 @@ def _native_take(ctx: ParseContext, lib: ctypes.CDLL, h: int) -> pl.DataFrame:
         raise _native.NativeBug(f"{ctx.source_file}: the compiled RMF CRYPTO parser failed")
     b, n = _native.Batch(lib, ptr), n.value
     f64, i32 = pa.float64(), pa.int32()
-    df = pl.from_arrow(
-        pa.table(
-            {
-                "system_id": b.views(0, n),
-                "zos_level": b.views(3, n),
-                "interval_start": b.ints(6, n, pa.timestamp("us")),
-                "interval_s": b.ints(7, n, f64, valid=8),
-                "source_line": b.ints(9, n),
-                "section": b.views(10, n),
-                "card_type": b.views(13, n),
-                "card_id": b.ints(16, n, i32, valid=17),
-                "function": b.views(18, n),
-                "key_size_bits": b.ints(21, n, i32, valid=22),
-                "scope": b.views(23, n),
-                **{m: b.ints(26 + 2 * k, n, f64, valid=27 + 2 * k) for k, m in enumerate(_METRICS)},
-            }
-        )
+    return pa.table(
+        {
+            "source_file": constant_string(ctx.source_file, n),
+            "system_id": b.views(0, n),
+            "zos_level": b.views(3, n),
+            "interval_start": b.ints(6, n, pa.timestamp("us")),
+            "interval_s": b.ints(7, n, f64, valid=8),
+            "source_line": b.ints(9, n),
+            "section": b.views(10, n),
+            "card_type": b.views(13, n),
+            "card_id": b.ints(16, n, i32, valid=17),
+            "function": b.views(18, n),
+            "key_size_bits": b.ints(21, n, i32, valid=22),
+            "scope": b.views(23, n),
+            **{m: b.ints(26 + 2 * k, n, f64, valid=27 + 2 * k) for k, m in enumerate(_METRICS)},
+        }
     )
-    # (pa.array of Python objects would import pandas: the file name is added in polars)
-    return df.select(pl.lit(ctx.source_file, pl.Utf8).alias("source_file"), *Rows.NAMES[1:])
 
 
 PARSER = Parser(

@@ -39,6 +39,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from mqcap.arrowcols import constant_string
 from mqcap.errors import InputError
 from mqcap.parsers import _native, _rmf
 from mqcap.parsers._lazy import lazy_module
@@ -551,8 +552,9 @@ def parse_native(ctx: ParseContext, lib: ctypes.CDLL) -> Iterator[Batch]:
 _VALUE_COLUMNS = (*ST_KEYS.values(), *APPL_KEYS.values())
 
 
-def _native_take(ctx: ParseContext, lib: ctypes.CDLL, h: int) -> pl.DataFrame:
-    """The rows landed so far, as a frame of the table's columns (buffers of ``mqn_rw_take``)."""
+def _native_take(ctx: ParseContext, lib: ctypes.CDLL, h: int) -> _native.pa.Table:
+    """The rows landed so far, as an Arrow table of the table's columns (buffers of
+    ``mqn_rw_take``; ``Table.arrow`` takes it as it is, ``Table.frame`` through polars)."""
     pa = _native.pa
     n = ctypes.c_int64()
     ptr = lib.mqn_rw_take(h, ctypes.byref(n))
@@ -560,28 +562,25 @@ def _native_take(ctx: ParseContext, lib: ctypes.CDLL, h: int) -> pl.DataFrame:
         raise _native.NativeBug(f"{ctx.source_file}: the compiled RMF WORKLOAD parser failed")
     b, n = _native.Batch(lib, ptr), n.value
     f64 = pa.float64()
-    df = pl.from_arrow(
-        pa.table(
-            {
-                "source_line": b.ints(9, n),
-                "sysplex": b.views(0, n),
-                "zos_level": b.views(3, n),
-                "interval_start": b.ints(6, n, pa.timestamp("us")),
-                "interval_s": b.ints(7, n, f64, valid=8),
-                "policy": b.views(10, n),
-                "workload": b.views(13, n),
-                "class_kind": b.views(16, n),
-                "class_name": b.views(19, n),
-                "resource_group": b.views(22, n),
-                "period": b.ints(25, n, pa.int32(), valid=26),
-                "importance": b.views(27, n),
-                **{c: b.ints(30 + 2 * k, n, f64, valid=31 + 2 * k)
-                   for k, c in enumerate(_VALUE_COLUMNS)},
-            }
-        )
+    return pa.table(
+        {
+            "source_file": constant_string(ctx.source_file, n),
+            "source_line": b.ints(9, n),
+            "sysplex": b.views(0, n),
+            "zos_level": b.views(3, n),
+            "interval_start": b.ints(6, n, pa.timestamp("us")),
+            "interval_s": b.ints(7, n, f64, valid=8),
+            "policy": b.views(10, n),
+            "workload": b.views(13, n),
+            "class_kind": b.views(16, n),
+            "class_name": b.views(19, n),
+            "resource_group": b.views(22, n),
+            "period": b.ints(25, n, pa.int32(), valid=26),
+            "importance": b.views(27, n),
+            **{c: b.ints(30 + 2 * k, n, f64, valid=31 + 2 * k)
+               for k, c in enumerate(_VALUE_COLUMNS)},
+        }
     )  # fmt: skip
-    # (pa.array of Python objects would import pandas: the file name is added in polars)
-    return df.select(pl.lit(ctx.source_file, pl.Utf8).alias("source_file"), pl.all())
 
 
 PARSER = Parser(
