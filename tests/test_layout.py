@@ -397,6 +397,7 @@ LAYERS = (
             "settings",
             "measures",
             "series",
+            "arrowcols",
         },
     ),
     (

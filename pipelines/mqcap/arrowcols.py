@@ -74,67 +74,84 @@ def column(arrow_type: pa.DataType, values: list) -> pa.Array | None:
         validity = pa.py_buffer(
             np.packbits(np.array([v is not None for v in values], dtype=bool), bitorder="little")
         )
-    tid = arrow_type.id
-    if tid in _INTS:
-        if not types <= {int}:
-            return None
-        dtype, lo, hi = _INTS[tid]
-        data = [0 if v is None else v for v in values]
-        if data and (min(data) < lo or max(data) > hi):
-            return None
-        buffers = [validity, pa.py_buffer(np.array(data, dtype=dtype))]
-    elif arrow_type == pa.float64():
-        if not types <= {float, int}:
-            return None
+    if arrow_type.id in _INTS:
+        data = _ints(_INTS[arrow_type.id], types, values)
+    elif arrow_type in (pa.large_string(), pa.string(), pa.large_binary(), pa.binary()):
+        data = _binaries(arrow_type, types, values)
+    else:
+        data = _scalars(arrow_type, types, values)
+    if data is None:
+        return None
+    return pa.Array.from_buffers(arrow_type, n, [validity, *data], null_count=nulls)
+
+
+def _ints(kind: tuple, types: set, values: list) -> list | None:
+    """The data buffer of an integer column: ``kind`` is (numpy dtype, lowest, highest)."""
+    import numpy as np
+    import pyarrow as pa
+
+    if not types <= {int}:
+        return None
+    dtype, lo, hi = kind
+    data = [0 if v is None else v for v in values]
+    if data and (min(data) < lo or max(data) > hi):
+        return None
+    return [pa.py_buffer(np.array(data, dtype=dtype))]
+
+
+def _binaries(arrow_type: pa.DataType, types: set, values: list) -> list | None:
+    """The offsets and data buffers of a string or binary column."""
+    import numpy as np
+    import pyarrow as pa
+
+    text = arrow_type in (pa.large_string(), pa.string())
+    if not types <= ({str} if text else {bytes}):
+        return None
+    try:
+        data = [b"" if v is None else (v.encode("utf-8") if text else v) for v in values]
+    except UnicodeEncodeError:  # a lone surrogate: not valid UTF-8
+        return None
+    large = arrow_type in (pa.large_string(), pa.large_binary())
+    offsets = np.zeros(len(data) + 1, dtype=np.int64 if large else np.int32)
+    lengths = np.fromiter(map(len, data), dtype=np.int64, count=len(data))
+    if not large and lengths.sum() >= 2**31:
+        return None
+    np.cumsum(lengths, out=offsets[1:])
+    return [pa.py_buffer(offsets), pa.py_buffer(b"".join(data))]
+
+
+def _naive(values: list) -> bool:
+    return not any(v is not None and v.tzinfo is not None for v in values)
+
+
+def _scalars(arrow_type: pa.DataType, types: set, values: list) -> list | None:
+    """The data buffer of a float64, bool, date32, timestamp[us] or time64[ns] column."""
+    import numpy as np
+    import pyarrow as pa
+
+    if arrow_type == pa.float64() and types <= {float, int}:
         if int in types and any(
             type(v) is int and not -_EXACT_IN_DOUBLE <= v <= _EXACT_IN_DOUBLE for v in values
         ):
             return None
-        data = [0.0 if v is None else v for v in values]
-        buffers = [validity, pa.py_buffer(np.array(data, dtype=np.float64))]
-    elif arrow_type in (pa.large_string(), pa.string(), pa.large_binary(), pa.binary()):
-        text = arrow_type in (pa.large_string(), pa.string())
-        if not types <= ({str} if text else {bytes}):
-            return None
-        try:
-            data = [b"" if v is None else (v.encode("utf-8") if text else v) for v in values]
-        except UnicodeEncodeError:  # a lone surrogate: not valid UTF-8
-            return None
-        large = arrow_type in (pa.large_string(), pa.large_binary())
-        offsets = np.zeros(n + 1, dtype=np.int64 if large else np.int32)
-        lengths = np.fromiter(map(len, data), dtype=np.int64, count=n)
-        if not large and lengths.sum() >= 2**31:
-            return None
-        np.cumsum(lengths, out=offsets[1:])
-        buffers = [validity, pa.py_buffer(offsets), pa.py_buffer(b"".join(data))]
-    elif arrow_type == pa.bool_():
-        if not types <= {bool}:
-            return None
-        bits = np.packbits(np.array([bool(v) for v in values], dtype=bool), bitorder="little")
-        buffers = [validity, pa.py_buffer(bits)]
-    elif arrow_type == pa.date32():
-        if not types <= {date}:
-            return None
-        days = [0 if v is None else (v - _EPOCH_DAY).days for v in values]
-        buffers = [validity, pa.py_buffer(np.array(days, dtype=np.int32))]
-    elif arrow_type == pa.timestamp("us"):
-        if not types <= {datetime} or any(v is not None and v.tzinfo is not None for v in values):
-            return None
-        us = [0 if v is None else (v - _EPOCH) // _US for v in values]
-        buffers = [validity, pa.py_buffer(np.array(us, dtype=np.int64))]
-    elif arrow_type == pa.time64("ns"):
-        if not types <= {time} or any(v is not None and v.tzinfo is not None for v in values):
-            return None
+        data = np.array([0.0 if v is None else v for v in values], dtype=np.float64)
+    elif arrow_type == pa.bool_() and types <= {bool}:
+        data = np.packbits(np.array([bool(v) for v in values], dtype=bool), bitorder="little")
+    elif arrow_type == pa.date32() and types <= {date}:
+        data = np.array([0 if v is None else (v - _EPOCH_DAY).days for v in values], np.int32)
+    elif arrow_type == pa.timestamp("us") and types <= {datetime} and _naive(values):
+        data = np.array([0 if v is None else (v - _EPOCH) // _US for v in values], np.int64)
+    elif arrow_type == pa.time64("ns") and types <= {time} and _naive(values):
         ns = [
             0
             if v is None
             else ((v.hour * 60 + v.minute) * 60 + v.second) * 1_000_000_000 + v.microsecond * 1000
             for v in values
         ]
-        buffers = [validity, pa.py_buffer(np.array(ns, dtype=np.int64))]
+        data = np.array(ns, dtype=np.int64)
     else:
         return None
-    return pa.Array.from_buffers(arrow_type, n, buffers, null_count=nulls)
+    return [pa.py_buffer(data)]
 
 
 _OTHER_TYPES: set | None = None
