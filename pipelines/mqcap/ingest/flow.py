@@ -21,18 +21,19 @@ import contextlib
 import os
 from collections.abc import Sequence
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
 import duckdb
 
 from mqcap import faults, ingest_pool
 from mqcap.ingest import sweep
-from mqcap.ingest.changes import DUPLICATE_REASON, Changes, unchanged
+from mqcap.ingest.changes import DUPLICATE_REASON, Changes, unchanged, unchanged_outcomes
 from mqcap.ingest.discovery import RawNames, is_manifest, order_key
 from mqcap.ingest.landing import Seen, WarehouseFailed, Writer
 from mqcap.ingest.manifests import Manifests
 from mqcap.ingest.parsing import Parsing
-from mqcap.ingest.report import FileOutcome, IngestReport
+from mqcap.ingest.report import FileOutcome, IngestReport, UnchangedFiles
 from mqcap.ingest_pool import Prepared
 from mqcap.ledger import files as ledger_files
 from mqcap.ledger.files import Entry, FileLedger, folder_of
@@ -98,9 +99,12 @@ class Ingestor:
             (manifests if is_manifest(n) else data).append(n)
         rels.update((n, self.rel(n)) for n in names if n not in rels)
         # Workers start on the files the ledger cannot settle from their stat alone (manifests
-        # first: they land first) while this process sweeps deletions (the results are checked
-        # on use).
-        todo = [Path(n) for n in manifests + data if not self.changes.settled(n, rels[n])]
+        # first: they land first); most files of a large raw folder are settled in bulk.
+        ordered = manifests + data
+        settled = self.changes.settled_in_bulk(ordered, rels)
+        todo = [
+            Path(n) for n in ordered if n not in settled and not self.changes.settled(n, rels[n])
+        ]
         todo_rels = {p: rels[str(p)] for p in todo}
         # Run ids a new manifest may name as its baseline: those of the ledger (loaded runs, see
         # check_manifest) and those declared by the manifests this batch loads (read here, once):
@@ -113,20 +117,12 @@ class Ingestor:
                 stack.enter_context(executors)
             stack.enter_context(prefetch)
             self.progress.start("ingest", total=len(names), unit="files")
-            for name in manifests:
-                self.process_or_settle(name, rels[name], {}, {}, only_manifests=True)
-                self.progress.advance(1, printable(name.rpartition("/")[2]))
+            self.take(manifests, rels, settled, {}, {}, only_manifests=True)
             self.writer.flush()  # the manifests committed: the run folders are read next
             folders, pending = self.ledger.run_folders(), self.ledger.pending_manifests()
             # A run-id edit, a manifest added late or deleted: loaded files follow their folder.
             self.ledger.reattribute(folders)
-            for name in data:
-                self.process_or_settle(name, rels[name], folders, pending, only_manifests=False)
-                self.progress.advance(1, printable(name.rpartition("/")[2]))
-                stop = executors.failure_stop() if executors is not None else None
-                if stop is not None:  # a cluster's task failed: say why, keep what landed
-                    self.writer.flush()
-                    raise stop
+            self.take(data, rels, settled, folders, pending, False, executors)
             self.writer.flush()
         self.parsing.stop()
         if executors is not None:
@@ -142,6 +138,37 @@ class Ingestor:
             self.report.notes.append(note)
         self.report.unattributed = ledger_files.unattributed(self.con)
         record_event(self.con, self.now, "ingest", self.report.summary())
+
+    def take(
+        self,
+        names: list[str],
+        rels: dict[str, str],
+        settled: dict[str, tuple],
+        folders: dict,
+        pending: dict,
+        only_manifests: bool,
+        executors=None,
+    ) -> None:
+        """Each file of ``names`` in turn: a stretch of files settled in bulk (``settled``, see
+        ``Changes.settled_in_bulk``) is reported as one :class:`UnchangedFiles` (their outcomes
+        made only when read), every other file goes through :meth:`process_or_settle`.
+        ``executors``: a cluster's, whose failed task stops the batch (what landed stays)."""
+        start = 0
+        for i in [i for i, n in enumerate(names) if n not in settled] + [len(names)]:
+            if i > start:
+                block = names[start:i]
+                make = partial(unchanged_outcomes, block, rels, settled)
+                self.report.add_unchanged(UnchangedFiles(len(block), make))
+                self.progress.advance(len(block), printable(block[-1].rpartition("/")[2]))
+            if i < len(names):
+                name = names[i]
+                self.process_or_settle(name, rels[name], folders, pending, only_manifests)
+                self.progress.advance(1, printable(name.rpartition("/")[2]))
+            start = i + 1
+            stop = executors.failure_stop() if executors is not None else None
+            if stop is not None:  # a cluster's task failed: say why, keep what landed
+                self.writer.flush()
+                raise stop
 
     # -- one file -------------------------------------------------------------------------------
     def process_or_settle(

@@ -1,9 +1,10 @@
 """What one ingest did, file by file: the outcomes ``mqcap ingest`` prints and the pipeline reads.
 
 One :class:`FileOutcome` per file the ingest considered (landed, unchanged, set aside, skipped,
-deleted), gathered in an :class:`IngestReport` in the batch's order. Nothing here reads the raw
-folder or the warehouse: the CLI, the pipeline and the tests read a report without any of the
-machinery that made it.
+deleted), gathered in an :class:`IngestReport` in the batch's order (the files settled
+unchanged in bulk counted, their outcomes made when read: :class:`UnchangedFiles`). Nothing here
+reads the raw folder or the warehouse: the CLI, the pipeline and the tests read a report without
+any of the machinery that made it.
 
 Example:
     report = IngestReport([FileOutcome("s/r1/results.csv", "loaded", "driver_results", 12)])
@@ -12,7 +13,8 @@ Example:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from mqcap.names import printable
 
@@ -31,15 +33,75 @@ class FileOutcome:
     tables: tuple[str, ...] = ()  # landing tables whose rows changed (added, replaced, removed)
 
 
-@dataclass
+@dataclass(frozen=True)
+class UnchangedFiles:
+    """Files an ingest found as the ledger has them, in the batch's order: counted, their
+    :class:`FileOutcome` objects made only when someone reads them (``make()``: the list).
+
+    A no-change run over 30,000 files reports 30,000 unchanged files; its summary needs only
+    how many.
+    """
+
+    count: int
+    make: Callable[[], list[FileOutcome]]
+    status: str = "unchanged"
+
+
 class IngestReport:
-    outcomes: list[FileOutcome] = field(default_factory=list)
-    # (path, reason) of every loaded file no run can claim (whole warehouse, not only this batch)
-    unattributed: list[tuple[str, str]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    """Every file's outcome, in the batch's order (``outcomes``); files settled unchanged in
+    bulk are held as :class:`UnchangedFiles` until ``outcomes`` is read (their count is
+    known without it). ``unattributed``: (path, reason) of every loaded file no run can
+    claim (whole warehouse, not only this batch).
+
+    Example:
+        report = IngestReport()
+        report.add_unchanged(UnchangedFiles(2, lambda: [FileOutcome("a", "unchanged")] * 2))
+        report.count("unchanged"), len(report.outcomes)  # (2, 2)
+    """
+
+    def __init__(
+        self,
+        outcomes: list[FileOutcome] | None = None,
+        unattributed: list[tuple[str, str]] | None = None,
+        notes: list[str] | None = None,
+    ) -> None:
+        self._items: list = list(outcomes or [])
+        self._held = 0  # UnchangedFiles in _items
+        self.unattributed = unattributed if unattributed is not None else []
+        self.notes = notes if notes is not None else []
+
+    @property
+    def outcomes(self) -> list[FileOutcome]:
+        if self._held:
+            self._items[:] = [
+                o
+                for item in self._items
+                for o in (item.make() if isinstance(item, UnchangedFiles) else (item,))
+            ]
+            self._held = 0
+        return self._items
+
+    @outcomes.setter
+    def outcomes(self, outcomes: list[FileOutcome]) -> None:
+        self._items, self._held = outcomes, 0
+
+    def add_unchanged(self, files: UnchangedFiles) -> None:
+        """Files found unchanged, next in the batch's order (their outcomes made when read)."""
+        if files.count:
+            self._items.append(files)
+            self._held += 1
+
+    def count(self, status: str) -> int:
+        """How many files have the outcome ``status`` (unchanged ones counted, not made).
+
+        Example:
+            IngestReport([FileOutcome("a", "loaded", rows=3)]).count("loaded")  # 1
+        """
+        return sum(getattr(o, "count", 1) for o in self._items if o.status == status)
 
     def by_status(self, *statuses: str) -> list[FileOutcome]:
-        return [o for o in self.outcomes if o.status in statuses]
+        items = self.outcomes if "unchanged" in statuses else self._items
+        return [o for o in items if o.status in statuses]
 
     @property
     def landed(self) -> list[FileOutcome]:
@@ -78,7 +140,7 @@ class IngestReport:
         ]
         return (
             f"{len(self.landed)} file(s) landed ({self.rows} rows), "
-            f"{len(self.by_status('unchanged'))} unchanged, {len(self.set_aside)} set aside"
+            f"{self.count('unchanged')} unchanged, {len(self.set_aside)} set aside"
             + "".join(f", {e}" for e in extra)
         )
 

@@ -59,20 +59,23 @@ def sweep_deleted(
     An empty raw root is more likely an unmounted share than a deliberate wipe: then
     nothing is deleted and the user is told.
     """
-    entries = list(ledger.entries().values())
-    if not entries:
+    known = ledger.current_paths()
+    if not known:
         return
     if not files and not any(not e.name.startswith(".") for e in os.scandir(root)):
         note = (
-            f"the raw root {root} is empty: {len(entries)} ledger file(s) kept "
+            f"the raw root {root} is empty: {len(known)} ledger file(s) kept "
             "(an unmounted folder is not a deletion; delete the warehouse to start over)"
         )
         progress.log(printable(note))
         report.notes.append(note)
         return
+    unlisted = known.difference(seen)  # (one set operation: most files are listed)
+    if not unlisted:
+        return
+    current = ledger.entries()
+    entries = [current[path] for path in unlisted]
     for entry in sorted(entries, key=lambda e: e.file_id):  # (in the order they landed)
-        if entry.path in seen:
-            continue
         why = gone(raw_path(root, entry.path), root)
         if why is None:
             continue

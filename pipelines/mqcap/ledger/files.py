@@ -145,6 +145,7 @@ class FileLedger:
         self.con = con
         self.now = now
         self._current: dict[str, Entry] | None = None
+        self._loaded: dict[str, tuple] | None = None  # see loaded_as_read
         self._aside: dict[str, Entry] = {}  # path -> the verdict on a newer version (see aside)
         self._loaded_by_sha: dict[str, dict[str, Entry]] = {}  # sha256 -> path -> loaded entry
         self._runs: dict[tuple, dict[str, int]] | None = None  # (study, run) -> manifest -> id
@@ -172,6 +173,52 @@ class FileLedger:
             rows = self.con.execute(self._ASIDE_SQL.format(only="")).fetchall()
             self._aside = {row[11]: Entry._make(row) for row in rows}  # (the newest per path)
         return self._current
+
+    # path, bytes, mtime_ns, kind, file_id, study, run_id, and whether the parser code that read
+    # the file is its parser's now (no kind: nothing to read it again with)
+    _LOADED_SQL = f"""
+        select path, bytes, mtime_ns, kind, file_id, study, run_id,
+            kind is null or coalesce(list_contains(?::varchar[], parser_print), false)
+        from {LEDGER} where status = 'loaded' order by file_id"""
+
+    def loaded_as_read(self) -> dict[str, tuple]:
+        """Every loaded file as the ledger had it when first asked (once per ingest): path ->
+        ``(path, bytes, mtime_ns, kind, file_id, study, run_id, print_current)``, where
+        ``print_current`` is ``not stale(entry)`` of its :meth:`current` entry.
+
+        Plain rows of one narrow query, no :class:`Entry` each: what a no-change run over
+        30,000 files needs to settle them by their stat (``Changes.settled_in_bulk``), sweep
+        deletions and follow run folders, without reading whole entries. Not kept up to date
+        by writes: read it before the ingest writes (its first write follows a read of
+        :meth:`entries`).
+
+        Example:
+            led.loaded_as_read()["s/r1/results.csv"]
+            # ('s/r1/results.csv', 812, 1700000000000000000, 'driver_csv', 3, 's', 'r1', True)
+        """
+        if self._loaded is None:
+            prints = self.con.execute(
+                f"""select distinct parser_print from {LEDGER}
+                    where status = 'loaded' and kind is not null and parser_print is not null"""
+            ).fetchall()
+            current = [p for (p,) in prints if codeprint.print_is_current(p)]
+            rows = self.con.execute(self._LOADED_SQL, [current]).fetchall()
+            self._loaded = {row[0]: row for row in rows}  # (the newest loaded row of a path)
+        return self._loaded
+
+    def current_paths(self) -> set[str]:
+        """The stored names that have a :meth:`current` entry (loaded or set aside); from the
+        entries when they are read, else from :meth:`loaded_as_read` and one small query.
+
+        Example:
+            "s/r1/results.csv" in led.current_paths()  # True
+        """
+        if self._current is not None:
+            return set(self._current)
+        aside = self.con.execute(
+            f"select distinct path from {LEDGER} where status = 'set_aside'"
+        ).fetchall()
+        return set(self.loaded_as_read()).union(p for (p,) in aside)
 
     def aside(self, rel: str) -> Entry | None:
         """The set-aside verdict on a newer version of ``rel`` while its loaded version (the
@@ -642,22 +689,38 @@ class FileLedger:
         Runs after the manifests of the batch are processed; returns the paths updated.
         """
         changed: list[str] = []
-        for entry in list(self.entries().values()):
-            if entry.status != "loaded" or entry.kind == "manifest":
+        for path, kind, file_id, study, run_id in self._loaded_identities():
+            if kind == "manifest":
                 continue
-            folder = folder_of(entry.path, folders)
+            # (the nearest run folder is most often the file's own: one look-up)
+            parent = path.rpartition("/")[0] or "."
+            folder = parent if parent in folders else folder_of(path, folders)
             run = folders[folder] if folder is not None else (None, None)
-            if (entry.study, entry.run_id) == run:
+            if (study, run_id) == run:
                 continue
-            attribution, why = self.attribution(entry.file_id, entry.path, entry.kind, run)
+            attribution, why = self.attribution(file_id, path, kind, run)
             self.con.execute(
                 f"""update {LEDGER} set study = ?, run_id = ?, attribution = ?, reason = ?
                     where file_id = ?""",
-                [run[0], run[1], attribution, why, entry.file_id],
+                [run[0], run[1], attribution, why, file_id],
             )
-            self.refresh(entry.path)
-            changed.append(entry.path)
+            self.refresh(path)
+            changed.append(path)
+        if changed and self._current is None:
+            self.entries()  # (written: the rows as read no longer stand for the ledger)
         return changed
+
+    def _loaded_identities(self) -> list[tuple]:
+        """(path, kind, file_id, study, run_id) of every loaded file: from the entries once they
+        are read (kept up to date as the ingest writes), else from :meth:`loaded_as_read` when
+        it was read (nothing written since: every write follows a read of the entries)."""
+        if self._current is None and self._loaded is not None:
+            return [(r[0], r[3], r[4], r[5], r[6]) for r in self._loaded.values()]
+        return [
+            (e.path, e.kind, e.file_id, e.study, e.run_id)
+            for e in list(self.entries().values())
+            if e.status == "loaded"
+        ]
 
 
 def attribution_facts(table: str, frame: pa.Table) -> dict[str, int]:
