@@ -88,8 +88,8 @@ def identity_notes(
         f"{'upper(qmgr)' if has_qmgr else 'null'} as qmgr from landing.{table}"
         for table, has_qmgr in tables
     )
-    rows = con.execute(
-        f"""with folder_files as (
+    params = [] if file_ids is None else [sorted(file_ids)]
+    inputs = f"""with folder_files as (
                 select ledger.file_id, ledger.path, ledger.study, ledger.run_id
                 from {LEDGER} as ledger
                 where ledger.status = 'loaded' and ledger.run_id is not null {only}
@@ -104,7 +104,23 @@ def identity_notes(
             carried as (
                 select * from ({carried}) as c
                 where c.file_id in (select file_id from folder_files)
-            )
+            )"""
+    # Most warehouses have no such file: asked first without the per-file aggregates (an
+    # ordered distinct aggregate per file is most of the time of the query below: 10,000 run
+    # folders, 65 against 13 ms).
+    if not con.execute(
+        f"""{inputs}
+            select 1 from carried as c
+            inner join folder_files as f on c.file_id = f.file_id
+            inner join runs as r on f.study = r.study and f.run_id = r.run_id
+            where (r.system_id is not null and c.system_id <> r.system_id)
+               or (r.qmgr is not null and c.qmgr <> r.qmgr)
+            limit 1""",
+        params,
+    ).fetchall():
+        return []
+    rows = con.execute(
+        f"""{inputs}
             select f.path, f.study, f.run_id, any_value(r.system_id), any_value(r.qmgr),
                    string_agg(distinct c.system_id, ', ' order by c.system_id)
                        filter (where r.system_id is not null and c.system_id <> r.system_id),
@@ -117,7 +133,7 @@ def identity_notes(
             having count(*) filter (where (r.system_id is not null and c.system_id <> r.system_id)
                                        or (r.qmgr is not null and c.qmgr <> r.qmgr)) > 0
             order by f.path""",
-        [] if file_ids is None else [sorted(file_ids)],
+        params,
     ).fetchall()
     out = []
     for path, study, run, want_sys, want_qmgr, other_sys, other_qmgr in rows:

@@ -253,8 +253,17 @@ def table_exists(con: duckdb.DuckDBPyConnection, schema: str, name: str) -> bool
     Example:
         table_exists(con, "meta", "pipeline_step")  # True
     """
-    # (DuckDB's own catalog functions: about half the time of information_schema.tables, asked
-    # several times by every command)
+    # A relation of that name binds in well under a millisecond; the catalog functions take
+    # about 5 ms (duckdb_tables() sizes every table) and a no-change run asks about six
+    # times. Anything else than a plain yes (no such name, a view that no longer binds)
+    # is answered by the catalog, as before.
+    quoted = ".".join('"' + part.replace('"', '""') + '"' for part in (schema, name))
+    try:
+        con.table(quoted)
+        return True
+    except duckdb.Error:
+        pass
+    # (DuckDB's own catalog functions: about half the time of information_schema.tables)
     return bool(
         con.execute(
             """select 1 from duckdb_tables() where schema_name = ? and table_name = ?
