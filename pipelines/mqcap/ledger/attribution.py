@@ -82,29 +82,8 @@ def identity_notes(
     tables = _identity_tables(con)
     if not tables or not _exists(con, "landing", "run_manifest"):
         return []
-    only = "" if file_ids is None else "and ledger.file_id in (select unnest(?::bigint[]))"
-    carried = " union all ".join(
-        f"select file_id, upper(system_id) as system_id, "
-        f"{'upper(qmgr)' if has_qmgr else 'null'} as qmgr from landing.{table}"
-        for table, has_qmgr in tables
-    )
     params = [] if file_ids is None else [sorted(file_ids)]
-    inputs = f"""with folder_files as (
-                select ledger.file_id, ledger.path, ledger.study, ledger.run_id
-                from {LEDGER} as ledger
-                where ledger.status = 'loaded' and ledger.run_id is not null {only}
-            ),
-            runs as (
-                select manifest.study, manifest.run_id, upper(manifest.system_id) as system_id,
-                       upper(manifest.qmgr) as qmgr
-                from landing.run_manifest as manifest
-                inner join {LEDGER} as m on manifest.file_id = m.file_id
-                where m.status = 'loaded'
-            ),
-            carried as (
-                select * from ({carried}) as c
-                where c.file_id in (select file_id from folder_files)
-            )"""
+    inputs = _identity_inputs(tables, file_ids is not None)
     # Most warehouses have no such file: asked first without the per-file aggregates (an
     # ordered distinct aggregate per file is most of the time of the query below: 10,000 run
     # folders, 65 against 13 ms).
@@ -152,3 +131,31 @@ def identity_notes(
             )
         )
     return out
+
+
+def _identity_inputs(tables: list[tuple[str, bool]], only: bool) -> str:
+    """The common table expressions of :func:`identity_notes`: ``folder_files`` (loaded files
+    of run folders; ``only``: those of the query's parameter), ``runs`` (each loaded run's
+    system and queue manager) and ``carried`` (the ids each of those files' records carry)."""
+    only_sql = "and ledger.file_id in (select unnest(?::bigint[]))" if only else ""
+    carried = " union all ".join(
+        f"select file_id, upper(system_id) as system_id, "
+        f"{'upper(qmgr)' if has_qmgr else 'null'} as qmgr from landing.{table}"
+        for table, has_qmgr in tables
+    )
+    return f"""with folder_files as (
+                select ledger.file_id, ledger.path, ledger.study, ledger.run_id
+                from {LEDGER} as ledger
+                where ledger.status = 'loaded' and ledger.run_id is not null {only_sql}
+            ),
+            runs as (
+                select manifest.study, manifest.run_id, upper(manifest.system_id) as system_id,
+                       upper(manifest.qmgr) as qmgr
+                from landing.run_manifest as manifest
+                inner join {LEDGER} as m on manifest.file_id = m.file_id
+                where m.status = 'loaded'
+            ),
+            carried as (
+                select * from ({carried}) as c
+                where c.file_id in (select file_id from folder_files)
+            )"""
