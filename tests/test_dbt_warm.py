@@ -125,9 +125,7 @@ def test_what_it_imports_reads_no_per_command_variable_and_starts_no_thread():
         "        read.add(key)\n"
         "        return super().__contains__(key)\n"
         "os.environ.__class__ = Watched\n"
-        "import importlib\n"
-        "for name in dbt_warm.PRELOAD:\n"
-        "    importlib.import_module(name)\n"
+        "dbt_warm.preload()\n"
         "os.environ.__class__ = Watched.__mro__[1]\n"
         "print(sorted(k for k in read if dbt_warm.varies(k)), dbt_warm._threads())\n"
     )

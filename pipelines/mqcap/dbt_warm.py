@@ -79,9 +79,11 @@ def varies(name: str) -> bool:
     return name in PER_COMMAND or name.partition("_")[0] == "MQCAP"
 
 
-# What the warm process imports: dbt's command line, the DuckDB adapter and what a build loads.
-# Nothing here starts a thread (numpy's OpenBLAS would: the Python models import it in the
-# child).
+# What the warm process imports: dbt's command line, the DuckDB adapter and what a build loads,
+# then what the project's Python models import (models/intermediate/*.py: pandas, numpy, scipy's
+# t distribution, Otava's change points, through mqcap.noise and mqcap.series), which each build
+# that runs them paid again in its own process: 1.2-2.2 s of a small build's Python models. None
+# of it may start a thread (a fork copies only the thread that calls it): see SINGLE_THREADED.
 PRELOAD = (
     "mqcap.dbt_process",
     "dbt.cli.main",
@@ -94,7 +96,25 @@ PRELOAD = (
     "dbt.context.providers",
     "dbt.compilation",
     "agate",
+    "numpy",
+    "pandas",
+    "scipy.stats",
+    "otava.analysis",
+    "mqcap.noise",
+    "mqcap.series",
 )
+
+# Set while the warm process imports, so that the native libraries the Python models load start
+# no thread of their own: OpenBLAS (numpy's and scipy's) starts one per core unless told one, and
+# pyarrow's jemalloc (pandas imports pyarrow) a background thread. Read when each library loads:
+# a forked command keeps OpenBLAS on one thread (the models' arrays are a study's rows, far below
+# what a second BLAS thread pays for) and its own environment otherwise.
+SINGLE_THREADED = {
+    "OPENBLAS_NUM_THREADS": "1",
+    "GOTO_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "JE_ARROW_MALLOC_CONF": "background_thread:false",
+}
 
 _HEADER = struct.Struct("!I")
 
@@ -393,6 +413,24 @@ def _child(message: dict, out: int, zygote: int) -> NoReturn:
     raise SystemExit(0)
 
 
+def preload() -> None:
+    """Import :data:`PRELOAD` with :data:`SINGLE_THREADED` set, then put the environment back as
+    it was (the process stays one thread: tests/test_dbt_warm.py)."""
+    import importlib
+
+    before = {name: os.environ.get(name) for name in SINGLE_THREADED}
+    os.environ.update(SINGLE_THREADED)
+    try:
+        for name in PRELOAD:
+            importlib.import_module(name)
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def serve() -> None:
     """The warm process: import dbt, say so, then fork a child for each command until mqcap
     closes the socket."""
@@ -400,10 +438,7 @@ def serve() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the dbt child, not this
     sock = socket.socket(fileno=int(environment.text(SOCKET_ENV) or "-1"))
     try:
-        import importlib
-
-        for name in PRELOAD:
-            importlib.import_module(name)
+        preload()
     except BaseException as exc:  # said to mqcap, which starts dbt afresh
         _send(sock, {"error": f"importing dbt: {exc!r}"})
         return
