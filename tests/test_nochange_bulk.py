@@ -20,7 +20,7 @@ import pytest
 
 from mqcap.ingest import ingest
 from mqcap.ingest.changes import Changes, unchanged, unchanged_outcomes
-from mqcap.ingest.discovery import RawNames, discover_names
+from mqcap.ingest.discovery import RawNames, discover_names, order_key
 from mqcap.ingest.report import FileOutcome, IngestReport, UnchangedFiles
 from mqcap.ledger.files import FileLedger
 
@@ -187,3 +187,40 @@ def test_current_paths_are_the_entries_paths(settings, sample_study, read_entrie
         paths = led.current_paths()
         assert paths == set(FileLedger(con, datetime.now()).entries())
     assert len(paths) == 21 and BAD in paths
+
+
+def test_listing_order_is_order_key_order(settings):
+    root = settings.raw_root
+    for rel in ("a/x.csv", "a-b/x.csv", "a/RUN.YAML", "a-b/run.yml", "z.csv", "a/b/c.csv"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x\n")
+    (root / ".hidden.csv").write_text("x\n")
+    os.symlink(root / "z.csv", root / "link.csv")  # (a link inside the root is listed)
+    names = discover_names(settings)
+    base = str(root.resolve()) + "/"
+    assert [n.removeprefix(base) for n in names] == [
+        "a/RUN.YAML",
+        "a-b/run.yml",
+        "a/b/c.csv",
+        "a/x.csv",
+        "a-b/x.csv",
+        "link.csv",
+        "z.csv",
+    ]
+    assert names == sorted(names, key=order_key)
+
+
+def test_rows_as_read_keep_the_newest_row_of_a_path_loaded_twice(settings, sample_study):
+    ingest(settings)
+    rel = "attls/ssl-chacha-2k/results.csv"
+    with duckdb.connect(str(settings.warehouse)) as con:
+        con.execute(
+            "insert into meta.ingest_ledger by name select * replace (file_id + 1000 as file_id, "
+            "bytes + 1 as bytes) from meta.ingest_ledger where path = ? and status = 'loaded'",
+            [rel],
+        )
+        rows = FileLedger(con, datetime.now()).loaded_as_read()
+        entry = FileLedger(con, datetime.now()).current(rel)
+    assert len(rows) == 20
+    assert (rows[rel][4], rows[rel][1]) == (entry.file_id, entry.bytes)
+    assert entry.file_id > 1000

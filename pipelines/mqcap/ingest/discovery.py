@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from operator import methodcaller
 from pathlib import Path
 
 from mqcap.errors import UsageError
@@ -53,7 +54,9 @@ def _walk(
             if entry.name.startswith("."):
                 continue
             try:
-                if entry.is_dir(follow_symlinks=False):
+                if entry.is_file(follow_symlinks=False):  # (a plain file: one call, no stat)
+                    yield entry.path
+                elif entry.is_dir(follow_symlinks=False):
                     stack.append(entry.path)
                 elif entry.is_file():  # (not a socket, fifo, dangling or folder symlink)
                     if not entry.is_symlink() or Path(entry.path).resolve().is_relative_to(root):
@@ -107,12 +110,33 @@ def discover_names(
             found.add(str(full))
         else:
             found.update(_walk(full, root, unreadable, outside))
-    return sorted(found, key=order_key)
+    manifests, data = split_manifests(found)
+    return sorted(manifests, key=_components) + sorted(data, key=_components)
+
+
+# order_key's second part without a Python call per path
+_components = methodcaller("replace", "/", "\0")
 
 
 def is_manifest(path: str) -> bool:
     """Whether the file ``path`` names is a run manifest (by its name, any case)."""
     return path.rpartition("/")[2].lower() in manifest_mod.MANIFEST_NAMES
+
+
+def split_manifests(paths: Iterable[str]) -> tuple[list[str], list[str]]:
+    """(the manifests, the other files) of ``paths``, each in the given order: what
+    :func:`is_manifest` says of each, without a call per path (30,000 paths in a no-change run).
+
+    Example:
+        >>> split_manifests(["/r/s/r1/a.csv", "/r/s/r1/RUN.yaml", "/r/b.csv"])
+        (['/r/s/r1/RUN.yaml'], ['/r/s/r1/a.csv', '/r/b.csv'])
+    """
+    names = manifest_mod.MANIFEST_NAMES
+    manifests: list[str] = []
+    data: list[str] = []
+    for path in paths:
+        (manifests if path.rpartition("/")[2].lower() in names else data).append(path)
+    return manifests, data
 
 
 def order_key(path: str) -> tuple[bool, str]:

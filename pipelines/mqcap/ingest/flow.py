@@ -29,7 +29,7 @@ import duckdb
 from mqcap import faults, ingest_pool
 from mqcap.ingest import sweep
 from mqcap.ingest.changes import DUPLICATE_REASON, Changes, unchanged, unchanged_outcomes
-from mqcap.ingest.discovery import RawNames, is_manifest, order_key
+from mqcap.ingest.discovery import RawNames, order_key, split_manifests
 from mqcap.ingest.landing import Seen, WarehouseFailed, Writer
 from mqcap.ingest.manifests import Manifests
 from mqcap.ingest.parsing import Parsing
@@ -94,9 +94,7 @@ class Ingestor:
         retry = [raw_path(root, p) for p in self.ledger.retry_paths()]
         if retry:  # (files come sorted from discover)
             names = sorted(set(names) | {str(p) for p in retry if p.is_file()}, key=order_key)
-        manifests, data = [], []
-        for n in names:
-            (manifests if is_manifest(n) else data).append(n)
+        manifests, data = split_manifests(names)
         rels.update((n, self.rel(n)) for n in names if n not in rels)
         # Workers start on the files the ledger cannot settle from their stat alone (manifests
         # first: they land first); most files of a large raw folder are settled in bulk.

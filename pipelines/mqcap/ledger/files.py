@@ -179,7 +179,7 @@ class FileLedger:
     _LOADED_SQL = f"""
         select path, bytes, mtime_ns, kind, file_id, study, run_id,
             kind is null or coalesce(list_contains(?::varchar[], parser_print), false)
-        from {LEDGER} where status = 'loaded' order by file_id"""
+        from {LEDGER} where status = 'loaded'"""
 
     def loaded_as_read(self) -> dict[str, tuple]:
         """Every loaded file as the ledger had it when first asked (once per ingest): path ->
@@ -203,7 +203,9 @@ class FileLedger:
             ).fetchall()
             current = [p for (p,) in prints if codeprint.print_is_current(p)]
             rows = self.con.execute(self._LOADED_SQL, [current]).fetchall()
-            self._loaded = {row[0]: row for row in rows}  # (the newest loaded row of a path)
+            self._loaded = {row[0]: row for row in rows}
+            if len(self._loaded) < len(rows):  # (a path loaded twice: its newest row stands)
+                self._loaded = {row[0]: row for row in sorted(rows, key=lambda r: r[4])}
         return self._loaded
 
     def current_paths(self) -> set[str]:
