@@ -146,13 +146,15 @@ unit: dev spark browser
 # clone's 16 minutes (68 CPU-s on one core at a time, the other idle). Niced, lint takes the CPU
 # the suite leaves (pytest uses about 185 % of the two cores); its output is kept in
 # $(LINT_LOG) and printed as one block when it ends, and a lint failure fails `make test` as
-# before (make waits for the suite, then stops with lint's status).
+# before (make waits for the suite, then stops with lint's status). Lint's make is given no
+# jobserver (MAKEFLAGS unset): cargo warned that it could not open the one -j2's make names.
 LINT_LOG := $(VENV)/.lint.log
 test: dev spark browser
 	@$(MAKE) --no-print-directory -j2 lint-beside unit
 
 lint-beside: dev
-	@status=0; nice -n 10 $(MAKE) --no-print-directory lint > $(LINT_LOG) 2>&1 || status=$$?; \
+	@status=0; env -u MAKEFLAGS -u MFLAGS nice -n 10 $(MAKE) --no-print-directory lint \
+	  > $(LINT_LOG) 2>&1 || status=$$?; \
 	  echo "---- make lint (run beside the tests; its output, $(LINT_LOG)) ----"; \
 	  cat $(LINT_LOG); echo "---- make lint: $$( [ $$status = 0 ] && echo passed || echo FAILED ) ----"; \
 	  exit $$status
