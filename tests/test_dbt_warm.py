@@ -149,3 +149,14 @@ def test_a_forked_build_closes_the_warehouse_as_a_new_process_does(mini_settings
     assert proc.returncode == 0, proc.stdout[-800:]
     assert dbt_warm._warm is not None and dbt_warm._warm.ready()  # forked from the warm process
     assert not wal.exists() or wal.stat().st_size == 0
+
+
+def test_preload_puts_the_environment_back_as_it_was(monkeypatch):
+    """The single-thread settings hold only while the warm process imports: a value the user
+    set comes back, one the user did not set is gone again."""
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    before = dict(os.environ)
+    dbt_warm.preload()
+    assert dict(os.environ) == before
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "4" and "OMP_NUM_THREADS" not in os.environ

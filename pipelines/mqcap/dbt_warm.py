@@ -418,17 +418,15 @@ def preload() -> None:
     it was (the process stays one thread: tests/test_dbt_warm.py)."""
     import importlib
 
-    before = {name: os.environ.get(name) for name in SINGLE_THREADED}
+    before = {k: v for k, v in os.environ.items() if k in SINGLE_THREADED}
     os.environ.update(SINGLE_THREADED)
     try:
         for name in PRELOAD:
             importlib.import_module(name)
     finally:
-        for name, value in before.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+        for name in SINGLE_THREADED:
+            os.environ.pop(name, None)
+        os.environ.update(before)
 
 
 def serve() -> None:
