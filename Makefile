@@ -152,8 +152,12 @@ LINT_LOG := $(VENV)/.lint.log
 test: dev spark browser
 	@$(MAKE) --no-print-directory -j2 lint-beside unit
 
+# (a dry run, `make -n test`, runs this recipe because it names $(MAKE): it only says what it
+# would do, as lint's own recipe would under -n)
+DRY_RUN = $(findstring n,$(firstword -$(MAKEFLAGS)))
 lint-beside: dev
-	@status=0; env -u MAKEFLAGS -u MFLAGS nice -n 10 $(MAKE) --no-print-directory lint \
+	@if test -n "$(DRY_RUN)"; then echo "nice -n 10 $(MAKE) lint > $(LINT_LOG) (beside the tests)"; exit 0; fi; \
+	  status=0; env -u MAKEFLAGS -u MFLAGS nice -n 10 $(MAKE) --no-print-directory lint \
 	  > $(LINT_LOG) 2>&1 || status=$$?; \
 	  echo "---- make lint (run beside the tests; its output, $(LINT_LOG)) ----"; \
 	  cat $(LINT_LOG); echo "---- make lint: $$( [ $$status = 0 ] && echo passed || echo FAILED ) ----"; \
