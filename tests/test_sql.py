@@ -103,6 +103,21 @@ def test_errors_keep_the_engines_hint_line(built):
     assert 'Referenced column "nope" not found' in second.output
 
 
+def test_errors_span_lines_as_the_engine_wrote_them_and_stay_safe(built):
+    """The hint and the sandbox's help are lines of their own, not a literal ``\\n`` (issue 35);
+    a control character the query put in the message is still escaped."""
+    result = _sql(built, "select * from marts.dim_runs")
+    lines = result.output.splitlines()
+    assert "\\n" not in result.output
+    assert lines[0].startswith("mqcap: error: query failed: Catalog Error: Table with name")
+    assert any(line.startswith("Did you mean") for line in lines[1:])
+    refused = _sql(built, "select * from read_csv('/etc/passwd')")
+    assert "\\n" not in refused.output
+    assert any(line.startswith("mqcap sql is read-only") for line in refused.output.splitlines())
+    hostile = _sql(built, "select * from marts.\"dim\x1b[2J\"")
+    assert "\x1b" not in hostile.output and "\\x1b[2J" in hostile.output
+
+
 def test_every_statement_that_returns_rows_is_shown_in_order(built):
     result = _sql(
         built,

@@ -16,7 +16,7 @@ import duckdb
 
 from mqcap import duplicates, interrupt, warehouse
 from mqcap.errors import DataError, MqcapError, UsageError, os_problem
-from mqcap.names import printable
+from mqcap.names import error_text, printable
 from mqcap.progress import make_progress
 from mqcap.settings import Settings
 
@@ -103,7 +103,7 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except MqcapError as exc:
-            click.echo(printable(f"mqcap: error: {exc}"), err=True)
+            click.echo(f"mqcap: error: {error_text(exc)}", err=True)
             sys.exit(exc.exit_code)
         except duckdb.CatalogException as exc:
             # A warehouse without a table the command reads (not mqcap's, or never built).

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 
 class MqcapError(Exception):
-    """Base class; ``exit_code`` tells the CLI how to end."""
+    """Base class; ``exit_code`` tells the CLI how to end. ``multiline`` errors (a query's
+    failure with the engine's hint and caret lines) print line by line, each line made safe;
+    every other message prints as one line (a hostile file name cannot start a line of its own).
+    """
 
     exit_code = 1
+    multiline = False
 
 
 class UsageError(MqcapError):

@@ -80,6 +80,23 @@ def raw_path(root: Path, stored: str) -> Path:
     return root / original_name(stored)
 
 
+def printable_lines(text: object) -> str:
+    """``text`` line by line, each line made ``printable``: for a message that is meant to
+    span lines (a query's failure with the engine's hint and caret lines).
+
+    Example:
+        >>> printable_lines("a\\nb\\x1b[2J")
+        'a\\nb\\\\x1b[2J'
+    """
+    return "\n".join(printable(line) for line in str(text).splitlines())
+
+
+def error_text(exc: Exception) -> str:
+    """An mqcap error's message, safe to print: line by line for a ``multiline`` error, else
+    one line (a hostile name inside it cannot start a line of its own)."""
+    return printable_lines(exc) if getattr(exc, "multiline", False) else printable(exc)
+
+
 def printable(text: object) -> str:
     """``text`` safe to print on a terminal: control and format characters escaped.
 

@@ -20,7 +20,7 @@ from typing import TextIO
 import duckdb
 
 from mqcap.errors import UsageError
-from mqcap.names import printable
+from mqcap.names import error_text, printable
 from mqcap.sqlquery import SANDBOX_HELP, QueryCancelled, format_table, run_sql
 
 TABLES = """select table_schema, table_name, lower(table_type) as kind
@@ -115,7 +115,7 @@ def session(
                     say(format_table(result.frame, max_rows))
         except UsageError as exc:
             failures += 1
-            say(f"error: {exc}")
+            say(f"error: {error_text(exc)}")
         except QueryCancelled:
             say("cancelled (Ctrl-C): the statement was stopped; the session goes on")
         except Exception as exc:  # a result that cannot be shown: said, and the session goes on

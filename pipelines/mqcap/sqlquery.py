@@ -163,11 +163,14 @@ def _failure(exc: duckdb.Error, number: int, count: int, warehouse_path) -> Usag
         or "Loading external extensions is disabled" in message
     )
     if refused:
-        return UsageError(
+        error = UsageError(
             f"refused{where}: {message}\n{SANDBOX_HELP.format(warehouse=warehouse_path)}"
         )
-    # The whole message: DuckDB's hint line ("Did you mean ...") and its caret markers.
-    return UsageError(f"query failed{where}: {message}")
+    else:
+        # The whole message: DuckDB's hint line ("Did you mean ...") and its caret markers.
+        error = UsageError(f"query failed{where}: {message}")
+    error.multiline = True
+    return error
 
 
 class QueryCancelled(KeyboardInterrupt):
