@@ -62,6 +62,14 @@ def built(tmp_path_factory) -> Settings:
         ],
         config_labels={"Baseline": {"protection": "ssl"}, "Feature on": {"protection": "attls"}},
     )
+    # A sweep whose thread counts sort differently as text (1, 100, 16, 2).
+    write_history_study(
+        raw,
+        study="sweep",
+        builds=[None],
+        replicates=1,
+        points=[{"message_bytes": 2048, "threads": t} for t in (100, 16, 2, 1)],
+    )
     shutil.copytree(PROJECT / "tests" / "fixtures" / "mini_study" / "attls", raw / "attls")
     s = Settings.load(
         warehouse=base / "wh" / "warehouse.duckdb",
@@ -97,6 +105,7 @@ def test_replicate_sets_group_the_repeats(built):
         {"study": "ciphers", "sets": 4, "series": 4, "lo": 2, "hi": 2, "runs": 8},
         {"study": "history", "sets": 20, "series": 2, "lo": 3, "hi": 3, "runs": 60},
         {"study": "noisy", "sets": 2, "series": 2, "lo": 5, "hi": 5, "runs": 10},
+        {"study": "sweep", "sets": 8, "series": 8, "lo": 1, "hi": 1, "runs": 8},
     ]
     # ciphers: the cipher varies inside each configuration, so it is part of the workload
     # point; the protection does not (it describes the configuration). The mini attls study
@@ -290,6 +299,18 @@ def test_compare_two_configurations_and_two_runs(built):
     assert math.isnan(trip["pct_ci95_low"] or math.nan)
 
 
+def test_compare_lists_points_in_their_numeric_order(built):
+    """Thread counts 1, 2, 16, 100 in that order (not the text order 1, 100, 16, 2), and one
+    thread said as such."""
+    rows = json.loads(
+        _compare(built, "Baseline", "Feature on", "--study", "sweep", "--format", "json").output
+    )
+    points = [r["point"] for r in rows]
+    order = [p.split(", ")[3] for p in dict.fromkeys(points)]
+    assert order == ["1 thread", "2 threads", "16 threads", "100 threads"], points
+    assert len(rows) == 4 * len({(r["measure"], r["subject"]) for r in rows})
+
+
 def test_compare_refuses_what_it_cannot_compare(built, tmp_path):
     out = _compare(built, "b06", "Baseline", "--study", "history")
     assert out.exit_code == 2
@@ -298,7 +319,7 @@ def test_compare_refuses_what_it_cannot_compare(built, tmp_path):
     assert out.exit_code == 2 and "'nothing-like-this' is no run id" in out.output
     out = _compare(built, "Baseline", "Feature on")
     assert out.exit_code == 2
-    assert "in several studies (ciphers, history, noisy): add --study" in out.output
+    assert "in several studies (ciphers, history, noisy, sweep): add --study" in out.output
     target = tmp_path / "cmp.parquet"
     out = _compare(built, "b01", "b02", "--format", "parquet", "-o", str(target))
     assert out.exit_code == 0 and target.exists()

@@ -107,7 +107,7 @@ def test_a_table_of_long_point_labels_fits_the_page(tmp_path: Path) -> None:
     from browser_support import past_right_edge
 
     label = (
-        "request_reply, 1048576 B, nonpersistent, 1 threads [cipher=TLS_CHACHA20_POLY1305_SHA256;"
+        "request_reply, 1048576 B, nonpersistent, 1 thread [cipher=TLS_CHACHA20_POLY1305_SHA256;"
         "cipher_kind=software;tls_version=1.3;key_exchange=X25519MLKEM768_hybrid_group]"
     )
     frame = pl.DataFrame(

@@ -91,10 +91,10 @@ points as (
             runs.workload_type,
             cast(runs.message_bytes as string) || ' B',
             runs.persistence,
-            cast(runs.threads as string) || ' threads',
+            cast(runs.threads as string) || case when runs.threads = 1 then ' thread' else ' threads' end,
             'target ' || cast(runs.target_rate_per_s as string) || '/s',
-            cast(runs.recipients as string) || ' recipients',
-            cast(runs.channels as string) || ' channels',
+            cast(runs.recipients as string) || case when runs.recipients = 1 then ' recipient' else ' recipients' end,
+            cast(runs.channels as string) || case when runs.channels = 1 then ' channel' else ' channels' end,
             runs.scenario,
             runs.hardware_model
         ) as workload_point,

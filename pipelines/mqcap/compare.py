@@ -35,14 +35,45 @@ class Side:
     run_keys: tuple[str, ...]
 
 
+# The fields of a workload point (int_run_sets), in the order points are listed.
+POINT_ORDER = (
+    "workload_type",
+    "scenario",
+    "hardware_model",
+    "message_bytes",
+    "persistence",
+    "threads",
+    "target_rate_per_s",
+    "recipients",
+    "channels",
+)
+
+
+def point_order(row: dict) -> tuple:
+    """A sort key for a row of a workload point: its fields in ``POINT_ORDER``, numbers as
+    numbers, a missing field first, then the labels that tell points apart.
+
+    Example:
+        >>> rows = [{"threads": t, "point_labels": None} for t in (100, 16, 2)]
+        >>> [r["threads"] for r in sorted(rows, key=point_order)]
+        [2, 16, 100]
+    """
+    key = tuple((row.get(c) is not None, row.get(c) or 0) for c in POINT_ORDER)
+    return (*key, row.get("point_labels") or "")
+
+
 def _runs(con: duckdb.DuckDBPyConnection, study: str | None) -> pl.DataFrame:
+    # The workload point's own fields too: points are listed in their numeric order (2 before
+    # 16 threads), not in the order of their labels' text.
     sql = (
-        "select run_key, study, run_id, configuration, history_label, build, version, "
-        "point_key, series_key, workload_point, point_labels, min_change_pct "
-        "from marts.dim_run_set"
+        "select s.run_key, s.study, s.run_id, s.configuration, s.history_label, s.build, "
+        "s.version, s.point_key, s.series_key, s.workload_point, s.point_labels, "
+        "s.min_change_pct, "
+        + ", ".join(f"r.{c}" for c in POINT_ORDER)
+        + " from marts.dim_run_set as s inner join marts.dim_run as r on s.run_key = r.run_key"
     )
     if study is not None:
-        return con.sql(sql + " where study = ?", params=[study]).pl()
+        return con.sql(sql + " where s.study = ?", params=[study]).pl()
     return con.sql(sql).pl()
 
 
@@ -164,11 +195,18 @@ def _compare_frame(
     )
     match = {"run": None, "configuration": "point_key", "build": "series_key"}[left.kind]
     info = runs.select(
-        "run_key", "configuration", "point_key", "series_key", "workload_point", "point_labels"
+        "run_key",
+        "configuration",
+        "point_key",
+        "series_key",
+        "workload_point",
+        "point_labels",
+        *POINT_ORDER,
     )
     groups = _groups(measures.join(info, on="run_key"), left, right, match)
     out = []
-    for (_point, measure, subject), g in sorted(groups.items(), key=lambda kv: kv[0]):
+    ordered = sorted(groups.items(), key=lambda kv: (point_order(kv[1]["point"]), kv[0]))
+    for (_point, measure, subject), g in ordered:
         if not g["a"] or not g["b"]:
             continue
         c = noise.compare(g["a"], g["b"], directions.get(measure), min_pct)
