@@ -333,6 +333,8 @@ def report(ctx: click.Context, study: tuple[str, ...], fmt: str, force: bool) ->
 
 
 def _print_report_problems(result) -> None:
+    for name, path in result.withdrawn.items():
+        click.echo(printable(f"  removed {path}: study {name.rsplit('.', 1)[0]} has no runs now"))
     for study, why in result.skipped.items():
         click.echo(f"  report of {study} not rendered: {why}")
     for study, why in result.failed.items():

@@ -33,6 +33,7 @@ class ReportResult:
     skipped: dict[str, str] = field(default_factory=dict)  # study -> why (failed checks)
     failed: dict[str, str] = field(default_factory=dict)  # study -> the render's error
     up_to_date: list[str] = field(default_factory=list)  # studies not rendered: nothing new
+    withdrawn: dict[str, Path] = field(default_factory=dict)  # a gone study's report removed
 
     def paths(self) -> list[Path]:
         return [p for by_fmt in self.outputs.values() for p in by_fmt.values()]
@@ -85,6 +86,14 @@ def plan_reports(
     blocked = state.blocked() if blocked is None else blocked
     result = ReportResult()
     plan = ReportPlan(result, wanted, {}, {}, False)
+    # A study whose runs are all gone has no report: the one its last render wrote is removed
+    # (`mqcap open` then says there is none), not left to read as current.
+    for study, path in state.withdrawn_reports(known):
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            continue
+        result.withdrawn[f"{study}.{path.suffix[1:]}"] = path
     for study in wanted:
         failed = blocked.get(study, [])
         if failed and not force:

@@ -362,6 +362,28 @@ class PipelineState:
             return "stale"
         return "ok"
 
+    def withdrawn_reports(self, studies: list[str]) -> list[tuple[str, Path]]:
+        """(study, file) of each report mqcap rendered for a study not among ``studies`` (those
+        with runs in the marts, as read from marts that exist: its folder was deleted or
+        renamed): the file its last render wrote, still there, a regular file directly in the
+        reports folder. Computed from the ledger and the disk, so a file removed (by mqcap or by
+        hand) is not listed again."""
+        folder = self.settings.reports_out.resolve()
+        out: list[tuple[str, Path]] = []
+        for (step, study, fmt), rows in sorted(self.rows.items()):
+            if step != "report" or study == OVERVIEW or study in studies:
+                continue
+            row = rows[0]
+            if row.status != "done" or not row.output:
+                continue
+            path = Path(row.output)
+            if path.name != f"{study}.{fmt}" or path.is_symlink() or not path.is_file():
+                continue
+            if path.parent.resolve() != folder:
+                continue
+            out.append((study, path))
+        return out
+
     def reports_owed(self, formats: tuple[str, ...]) -> list[tuple[str, str]]:
         """(study, format) whose report must be rendered (blocked studies are not owed)."""
         if not formats:
@@ -378,10 +400,13 @@ class PipelineState:
 
     # -- verdict -----------------------------------------------------------------------------
     def up_to_date(self, formats: tuple[str, ...] | None) -> bool:
-        """Every step complete for the current inputs, and (``formats``) every report on disk."""
+        """Every step complete for the current inputs, and (``formats``) every report on disk
+        and no report left of a study that has no runs now."""
         if self.landing_pending() or not self.built() or not self.mart_checked():
             return False
-        return formats is None or not self.reports_owed(formats)
+        if formats is None:
+            return True
+        return not self.reports_owed(formats) and not self.withdrawn_reports(self.studies)
 
     def problems(self, formats: tuple[str, ...] = ("html", "pdf")) -> list[str]:
         """One line per thing that is not right, for ``mqcap status`` and ``mqcap run``."""
