@@ -75,6 +75,30 @@ def _undecided_study(raw: Path) -> None:
         (folder / "run.yaml").write_text(text)
 
 
+def _stand_in_study(raw: Path) -> None:
+    """study.yaml names A the baseline; runs of X name none at 2 KB and 1 MB and name a run at
+    64 KB; A has runs at 2 KB and 64 KB (none at 1 MB), each naming none."""
+    runs = {
+        "a-2k": ("A", 2048, None),
+        "a-64k": ("A", 65536, None),
+        "x-2k": ("X", 2048, None),
+        "x-64k": ("X", 65536, "a-64k"),
+        "x-1m": ("X", 1048576, None),
+    }
+    (raw / "standin").mkdir()
+    (raw / "standin" / "study.yaml").write_text("study: standin\nbaseline: A\n")
+    for run, (config, size, baseline) in runs.items():
+        folder = raw / "standin" / run
+        folder.mkdir()
+        text = (
+            f"study: standin\nrun: {run}\nconfiguration: {config}\n"
+            f"workload:\n  type: request_reply\n  message_bytes: {size}\n  threads: 1\n"
+        )
+        if baseline:
+            text += f"baseline: {baseline}\n"
+        (folder / "run.yaml").write_text(text)
+
+
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     root = tmp_path_factory.mktemp("study_model")
@@ -92,6 +116,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     asked["study_file"] = {"question": {"measures": ["single_thread_round_trip_us"]}}
     generate(asked, raw)
     _undecided_study(raw)
+    _stand_in_study(raw)
     settings = Settings.load(
         warehouse=root / "wh" / "warehouse.duckdb",
         raw=raw,
@@ -336,3 +361,28 @@ def test_an_undecided_baseline_names_its_candidates_and_is_a_problem(built):
     ]
     # The studies whose baselines are decided have none.
     assert not [p for p in problems if "encsweep" in p]
+
+
+def test_the_study_files_baseline_stands_in_for_runs_that_name_none(built):
+    """A run naming no baseline is paired with the one run of the study file's baseline
+    configuration at its point, never shown as a baseline itself; without such a run it is
+    compared with nothing, and the study says so (docs/modelling.md)."""
+    assert query(
+        built,
+        "select run_id, baseline_run_key, is_baseline, baseline_declared from marts.dim_run "
+        "where study = 'standin' order by run_id",
+    ) == [
+        ("a-2k", "standin/a-2k", True, False),
+        ("a-64k", "standin/a-64k", True, False),
+        ("x-1m", None, False, False),
+        ("x-2k", "standin/a-2k", False, False),
+        ("x-64k", "standin/a-64k", False, True),
+    ]
+    ((problem,),) = query(
+        built, "select baseline_problem from marts.dim_study where study = 'standin'"
+    )
+    assert problem == (
+        'runs of configuration "X" name no baseline and the study baseline configuration "A" '
+        "has no single run at their point: x-1m; they are compared with nothing until each "
+        "names its `baseline:`"
+    )

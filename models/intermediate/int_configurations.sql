@@ -215,7 +215,13 @@ configurations as (
         {{ mqcap_string_agg(
             "case when missing_baseline_run_id is not null then run_id || ' (names '"
             ~ " || missing_baseline_run_id || ')' end", "', '", 'run_id'
-        ) }} as missing_baselines
+        ) }} as missing_baselines,
+        -- runs that name no baseline and found no single run of the study file's baseline
+        -- configuration at their point (int_runs.stand_ins): compared with nothing
+        {{ mqcap_string_agg(
+            "case when not baseline_declared and not is_baseline and baseline_run_key is null"
+            ~ " then run_id end", "', '", 'run_id'
+        ) }} as unpaired_runs
     from runs
     group by study, configuration
 ),
@@ -431,6 +437,14 @@ select
                     || ' run that is not loaded (its run.yaml set aside or deleted): '
                     || ordered.missing_baselines || '; they are compared with nothing until'
                     || ' it loads or their `baseline:` names a loaded run'
+        end,
+        case
+            when ordered.unpaired_runs is not null
+                then
+                    'runs of configuration "' || ordered.configuration || '" name no baseline'
+                    || ' and the study baseline configuration "' || chosen.baseline_configuration
+                    || '" has no single run at their point: ' || ordered.unpaired_runs
+                    || '; they are compared with nothing until each names its `baseline:`'
         end
     ), '') as baseline_problem,
     ordered.listed_order is not null as listed_in_study_file,

@@ -77,6 +77,40 @@ missing_baselines as (
     where runs.baseline_run_id is not null and base.run_key is null
 ),
 
+stand_ins as (
+    -- A run that names no baseline, of another configuration than the one study.yaml's
+    -- `baseline:` names: the runs of that configuration at the run's workload point, in its
+    -- group (docs/modelling.md: the study's baseline configuration stands in for runs that name
+    -- no baseline). Paired when there is exactly one; with none or several (repeats) the run is
+    -- compared with nothing, and int_configurations says so. Only a baseline the study file
+    -- declares stands in here: one inferred from other runs' pairs is not a run's pair.
+    select
+        variant.run_key,
+        count(base.run_key) as candidate_count,
+        min(base.run_id) as only_candidate
+    from runs as variant
+    inner join {{ ref('stg_manifest__studies') }} as study_file
+        on variant.study = study_file.study
+    left join runs as base
+        on
+            variant.study = base.study
+            and study_file.baseline_configuration = base.group_configuration
+            and variant.workload_type is not distinct from base.workload_type
+            and variant.message_bytes is not distinct from base.message_bytes
+            and variant.persistence is not distinct from base.persistence
+            and variant.threads is not distinct from base.threads
+            and variant.target_rate_per_s is not distinct from base.target_rate_per_s
+            and variant.recipients is not distinct from base.recipients
+            and variant.channels is not distinct from base.channels
+            and variant.group_scenario is not distinct from base.group_scenario
+            and variant.group_hardware_model is not distinct from base.group_hardware_model
+    where
+        variant.baseline_run_id is null
+        and study_file.baseline_configuration is not null
+        and variant.group_configuration <> study_file.baseline_configuration
+    group by variant.run_key
+),
+
 driver_intervals as (
     -- Runs whose manifest gives no interval take the one their generic driver results report.
     select
@@ -181,14 +215,23 @@ select
     runs.labels_json,
     -- A baseline run named but not loaded (its run.yaml set aside or deleted after this one
     -- loaded): no baseline, and int_configurations says so (never the run itself instead).
-    case when missing.run_key is null then coalesce(runs.baseline_run_id, runs.run_id) end
-        as baseline_run_id,
+    -- A run that names none: the study file's baseline configuration's run at its point
+    -- (stand_ins), none when that is not one run; else (no stand-in needed) the run itself.
     case
-        when missing.run_key is null
+        when missing.run_key is null and stand_ins.run_key is null
+            then coalesce(runs.baseline_run_id, runs.run_id)
+        when missing.run_key is null and stand_ins.candidate_count = 1
+            then stand_ins.only_candidate
+    end as baseline_run_id,
+    case
+        when missing.run_key is null and stand_ins.run_key is null
             then runs.study || '/' || coalesce(runs.baseline_run_id, runs.run_id)
+        when missing.run_key is null and stand_ins.candidate_count = 1
+            then runs.study || '/' || stand_ins.only_candidate
     end as baseline_run_key,
-    missing.run_key is null and coalesce(runs.baseline_run_id, runs.run_id) = runs.run_id
-        as is_baseline,
+    missing.run_key is null
+    and stand_ins.run_key is null
+    and coalesce(runs.baseline_run_id, runs.run_id) = runs.run_id as is_baseline,
     missing.baseline_run_id as missing_baseline_run_id,
     -- The manifest names a baseline run (its own id included): the run's comparison is that
     -- pair; without one, the study's baseline configuration stands in where a report needs it.
@@ -221,3 +264,4 @@ left join labels on runs.run_key = labels.run_key
 left join clocks on runs.run_key = clocks.run_key
 left join driver_intervals on runs.run_key = driver_intervals.run_key
 left join missing_baselines as missing on runs.run_key = missing.run_key
+left join stand_ins on runs.run_key = stand_ins.run_key
