@@ -37,6 +37,7 @@ SCENARIO = PROJECT / "data" / "scenarios" / "encsweep.yaml"
 FIELDS = "encfields"
 TOPOLOGY = "enctopology"
 ASKED = "encquestion"
+RATE_ASKED = "encrate"  # a thread sweep whose question names a measure its headline does not give
 
 
 def _label_group_study(fields: dict, raw: Path) -> None:
@@ -115,6 +116,10 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     asked["study"] = ASKED
     asked["study_file"] = {"question": {"measures": ["single_thread_round_trip_us"]}}
     generate(asked, raw)
+    rate = copy.deepcopy(fields)
+    rate["study"] = RATE_ASKED
+    rate["study_file"] = {"question": {"measures": ["rate_per_s"]}}
+    generate(rate, raw)
     _undecided_study(raw)
     _stand_in_study(raw)
     settings = Settings.load(
@@ -386,3 +391,40 @@ def test_the_study_files_baseline_stands_in_for_runs_that_name_none(built):
         "has no single run at their point: x-1m; they are compared with nothing until each "
         "names its `baseline:`"
     )
+
+
+def test_a_sweeps_question_naming_a_measure_its_headline_lacks_is_answered(built):
+    """A thread sweep's declared pairs are told by its headline (maximum throughput,
+    single-thread round trip); a question naming another measure of fct_run_measures is
+    answered by the pairs' findings for that measure, not left with no finding."""
+    found = query(
+        built,
+        f"select kind, sentence from marts.fct_findings where study = '{RATE_ASKED}' "
+        "order by finding_rank",
+    )
+    pairs = [s for k, s in found if k == "pair_change"]
+    assert all("transaction rate" in s and "round trip" not in s for s in pairs), pairs
+    # One finding per group (scenario, model), never an average over groups (DOMAIN.md), with
+    # the mean change of the group's runs at the smallest and the largest size.
+    means = query(
+        built,
+        "select concat_ws(', ', r.scenario, r.hardware_model), c.message_bytes, "
+        "avg(c.pct_change) from marts.fct_comparison c join marts.dim_run r using (run_key) "
+        f"where c.study = '{RATE_ASKED}' and c.measure = 'rate_per_s' group by all",
+    )
+    groups = sorted({g for g, _, _ in means})
+    assert len(groups) == 4 and len(pairs) == 4
+    for group in groups:
+        at = {size: pct for g, size, pct in means if g == group}
+        small, large = at[min(at)], at[max(at)]
+        sentence = (
+            f"{group}: encrypted against unencrypted: transaction rate {small:+.2f}% at 2 KB "
+            f"to {large:+.2f}% at 200 KB."
+        )
+        assert sentence in pairs, (sentence, pairs)
+    assert "sweep_headline" not in {k for k, _ in found}
+    # The study that asks for a sweep figure keeps its headline and gets no pair finding.
+    asked = query(
+        built, f"select distinct kind from marts.fct_findings where study = '{ASKED}' order by 1"
+    )
+    assert asked == [("saturation",), ("sweep_headline",)]

@@ -345,6 +345,9 @@ pair_runs as (
         coalesce(question.sort_order, case comparison.measure when 'round_trip_us' then 1 else 2 end)
             as measure_order,
         coalesce(run_sets.point_labels, '') as point_labels,
+        -- The run's group (scenario, hardware model): pairs are told per group, never
+        -- averaged over groups that may behave differently.
+        {{ group_text('variant.scenario', 'variant.hardware_model') }} as group_label,
         case
             when comparison.configuration <> comparison.baseline_configuration then 'size'
             when coalesce(variant.recipients, -1) <> coalesce(base.recipients, -1) then 'recipients'
@@ -383,7 +386,10 @@ pair_runs as (
     where
         comparison.pct_change is not null
         and inside_noise.run_key is null
-        and sweep_studies.study is null
+        -- A thread sweep's pairs are told by its headline (maximum throughput, single-thread
+        -- round trip), unless its question names this measure (study.yaml question.measures:
+        -- queue manager CPU, log latency... the headline does not give).
+        and (sweep_studies.study is null or question.measure is not null)
         -- channel measures of channel start/stop runs, message measures of the others
         and (variant.workload_type in ('channel_start', 'channel_stop'))
         = (comparison.measure in ('time_per_channel_us', 'channel_rate_per_s', 'cpu_us_per_channel'))
@@ -399,6 +405,7 @@ pair_points as (
     -- configuration), measure and point along x: the mean % change of its runs.
     select
         study,
+        group_label,
         configuration,
         baseline_configuration,
         point_labels,
@@ -409,12 +416,15 @@ pair_points as (
         x_value,
         avg(pct_change) as pct_change
     from pair_runs
-    group by study, configuration, baseline_configuration, point_labels, x_kind, measure, x_value
+    group by
+        study, group_label, configuration, baseline_configuration, point_labels, x_kind, measure,
+        x_value
 ),
 
 pair_measures as (
     select
         study,
+        group_label,
         configuration,
         baseline_configuration,
         point_labels,
@@ -429,7 +439,7 @@ pair_measures as (
         {{ mqcap_arg_max('pct_change', 'x_value') }} as large_pct,
         max(abs(pct_change)) as largest_abs_pct
     from pair_points
-    group by study, configuration, baseline_configuration, point_labels, x_kind, measure
+    group by study, group_label, configuration, baseline_configuration, point_labels, x_kind, measure
 ),
 
 pair_texts as (
@@ -453,7 +463,8 @@ pair_change as (
         study,
         'pair_change' as kind,
         5 as kind_order,
-        configuration
+        coalesce(nullif(group_label, '') || ': ', '')
+        || configuration
         || case
             when point_labels <> ''
                 then
@@ -480,9 +491,10 @@ pair_change as (
         max(largest_abs_pct) as magnitude,
         configuration,
         {{ mqcap_arg_min('measure', 'measure_order') }} as measure,
-        baseline_configuration || '|' || point_labels || '|' || x_kind as subject
+        baseline_configuration || '|' || point_labels || '|' || x_kind
+        || coalesce('|' || nullif(group_label, ''), '') as subject
     from pair_texts
-    group by study, configuration, baseline_configuration, point_labels, x_kind
+    group by study, group_label, configuration, baseline_configuration, point_labels, x_kind
 ),
 
 -- ----------------------------------------------------------------------------- saturation
