@@ -70,6 +70,14 @@ def built(tmp_path_factory) -> Settings:
         replicates=1,
         points=[{"message_bytes": 2048, "threads": t} for t in (100, 16, 2, 1)],
     )
+    # Two message sizes only: a line through them fits exactly.
+    write_history_study(
+        raw,
+        study="twosizes",
+        builds=[None],
+        replicates=1,
+        points=[{"message_bytes": b, "threads": 1} for b in (2048, 65536)],
+    )
     shutil.copytree(PROJECT / "tests" / "fixtures" / "mini_study" / "attls", raw / "attls")
     s = Settings.load(
         warehouse=base / "wh" / "warehouse.duckdb",
@@ -106,6 +114,7 @@ def test_replicate_sets_group_the_repeats(built):
         {"study": "history", "sets": 20, "series": 2, "lo": 3, "hi": 3, "runs": 60},
         {"study": "noisy", "sets": 2, "series": 2, "lo": 5, "hi": 5, "runs": 10},
         {"study": "sweep", "sets": 8, "series": 8, "lo": 1, "hi": 1, "runs": 8},
+        {"study": "twosizes", "sets": 4, "series": 4, "lo": 1, "hi": 1, "runs": 4},
     ]
     # ciphers: the cipher varies inside each configuration, so it is part of the workload
     # point; the protection does not (it describes the configuration). The mini attls study
@@ -311,6 +320,24 @@ def test_compare_lists_points_in_their_numeric_order(built):
     assert len(rows) == 4 * len({(r["measure"], r["subject"]) for r in rows})
 
 
+def test_a_fit_through_two_sizes_gives_no_cost_per_kb_finding(built):
+    """Two points fit any line exactly (R² 1): the fit is in fct_fit, but the findings do not
+    present it as a fitted cost per KB."""
+    fits = _rows(
+        built,
+        "select configuration, n_points, r_squared from marts.fct_fit where study = 'twosizes' "
+        "and x_name = 'message_bytes' and measure = 'cpu_us_per_txn' and subject = 'TOTAL' "
+        "order by configuration",
+    )
+    assert [(f["configuration"], f["n_points"]) for f in fits] == [
+        ("Baseline", 2),
+        ("Feature on", 2),
+    ]
+    assert all(f["r_squared"] == pytest.approx(1.0) for f in fits)
+    kinds = _rows(built, "select kind from marts.fct_findings where study = 'twosizes'")
+    assert "cost_per_kb" not in {k["kind"] for k in kinds}, kinds
+
+
 def test_compare_refuses_what_it_cannot_compare(built, tmp_path):
     out = _compare(built, "b06", "Baseline", "--study", "history")
     assert out.exit_code == 2
@@ -319,7 +346,7 @@ def test_compare_refuses_what_it_cannot_compare(built, tmp_path):
     assert out.exit_code == 2 and "'nothing-like-this' is no run id" in out.output
     out = _compare(built, "Baseline", "Feature on")
     assert out.exit_code == 2
-    assert "in several studies (ciphers, history, noisy, sweep): add --study" in out.output
+    assert "in several studies (ciphers, history, noisy, sweep, twosizes): add --study" in out.output
     target = tmp_path / "cmp.parquet"
     out = _compare(built, "b01", "b02", "--format", "parquet", "-o", str(target))
     assert out.exit_code == 0 and target.exists()

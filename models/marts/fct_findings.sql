@@ -557,7 +557,8 @@ size_fits as (
     from fits
     where
         x_name = 'message_bytes' and measure = 'cpu_us_per_txn' and subject = 'TOTAL'
-        and r_squared >= 0.9
+        -- a line through two sizes fits them exactly (R² 1 says nothing): three at least
+        and r_squared >= 0.9 and n_points >= 3
     group by study, configuration
 ),
 
