@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -122,6 +123,12 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     generate(rate, raw)
     _undecided_study(raw)
     _stand_in_study(raw)
+    # The protection sample, its 100,000-byte integrity run named against the 1,000-byte one.
+    shutil.copytree(PROJECT / "data" / "sample" / "protection", raw / "protection")
+    manifest = raw / "protection" / "integrity-100000b" / "run.yaml"
+    manifest.write_text(
+        manifest.read_text().replace("baseline: none-100000b", "baseline: integrity-1000b")
+    )
     settings = Settings.load(
         warehouse=root / "wh" / "warehouse.duckdb",
         raw=raw,
@@ -428,3 +435,27 @@ def test_a_sweeps_question_naming_a_measure_its_headline_lacks_is_answered(built
         built, f"select distinct kind from marts.fct_findings where study = '{ASKED}' order by 1"
     )
     assert asked == [("saturation",), ("sweep_headline",)]
+
+
+def test_a_pair_within_a_configuration_across_sizes_says_which_size_it_is_against(built):
+    """A run named against a run of its own configuration at another size: "against its runs
+    at 1,000 bytes", as recipients and thread counts are said, not "Integrity against
+    Integrity" with the baseline's size left out."""
+    found = [
+        s
+        for (s,) in query(
+            built,
+            "select sentence from marts.fct_findings where study = 'protection' "
+            "and kind = 'pair_change' and sentence like 'Integrity against its runs%'",
+        )
+    ]
+    ((cpu,),) = query(
+        built,
+        "select pct_change from marts.fct_comparison where run_key = "
+        "'protection/integrity-100000b' and measure = 'cpu_us_per_txn' and subject = 'TOTAL'",
+    )
+    # round trip 14,300 us against 3,100 us (the two runs' results.csv)
+    assert found == [
+        "Integrity against its runs at 1,000 bytes: round trip +361% at 100,000 bytes; "
+        f"CPU per transaction +{cpu:.0f}% at 100,000 bytes."
+    ]

@@ -368,6 +368,9 @@ pair_runs as (
                         when coalesce(variant.recipients, -1) <> coalesce(base.recipients, -1)
                             then base.recipients
                         when coalesce(variant.threads, -1) <> coalesce(base.threads, -1) then base.threads
+                        -- a run named against a run of its own configuration at another size
+                        when coalesce(variant.message_bytes, -1) <> coalesce(base.message_bytes, -1)
+                            then base.message_bytes
                     end
         end as base_x_value
     from comparison
