@@ -532,6 +532,15 @@ def test_cost_delta_table_has_mq_subtotal_and_delta_rows(stream_wh):
     assert tb._pct(-5e-14) == "+0.0%"  # float noise never prints as -0.0
 
 
+def test_cost_delta_table_is_empty_when_nothing_is_compared(stream_wh):
+    """Only baseline runs (a study of one run, say): no table "against the baseline" that
+    would only repeat the cost table."""
+    deltas = q.cost_deltas("stream")
+    baselines = deltas[deltas["is_baseline"].fillna(False).astype(bool)]
+    assert not baselines.empty and len(baselines) < len(deltas)
+    assert tb.cost_delta_table(baselines).empty
+
+
 def _task_rows(spec: dict) -> list[dict]:
     # The task chart: one faceted row of panels per message size (one row alone, or a vconcat).
     return spec.get("vconcat", [spec])

@@ -539,4 +539,8 @@ def cost_delta_table(deltas: pd.DataFrame) -> pd.DataFrame:
         own_baseline = "is_baseline" in part and bool(part["is_baseline"].fillna(False).all())
         if not own_baseline and any(delta[r] != "–" for r in roles):
             rows.append(delta)
+    if not any(row["Row"] == "Δ vs baseline" for row in rows):
+        # Nothing compared (every run is a baseline, or a study of one run): the costs are
+        # the cost table's already, and a table "against the baseline" would compare nothing.
+        return pd.DataFrame()
     return pd.DataFrame(rows, columns=["Size", "Run", "Row", *roles])
