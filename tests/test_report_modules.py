@@ -643,6 +643,28 @@ def test_comparison_tables_keep_only_message_workloads(stream_wh):
     assert list(tables[0][1]["2 KB"]) == ["100", "110", "+10.00"]
 
 
+def test_comparison_tables_say_when_the_baseline_is_at_another_size():
+    """A run named against a run of its own configuration at another size: the baseline row's
+    cell is that run's value and says its size (not shown as if measured at the column's)."""
+    comps = pd.DataFrame(
+        {
+            "measure": "round_trip_us",
+            "baseline_series": "Integrity",
+            "series": ["Integrity"],
+            "message_bytes": [100000],
+            "baseline_message_bytes": [1000],
+            "baseline_value": [3100.0],
+            "variant_value": [14300.0],
+            "pct_change": [361.29],
+            "workload_type": ["put_get"],
+            "is_message_workload": [True],
+        }
+    )
+    ((_, rows),) = tb.comparison_tables(comps, comps, "round_trip_us", "% increase")
+    column = tb.size_label(100000)
+    assert list(rows[column]) == [f"3,100 (at {tb.size_label(1000)})", "14,300", "+361.29"]
+
+
 def test_local_time_says_when_a_time_is_not_recorded():
     # Where and when the study ran are dim_study's (systems_measured, first_run_start_local):
     # tests/test_report_environment.py; the report only formats the times.

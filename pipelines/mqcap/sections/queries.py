@@ -322,7 +322,7 @@ def comparisons(study: str, measures: list[str] | None = None) -> pd.DataFrame:
     """
     df = _query(
         """select c.run_id, c.configuration, c.message_bytes, b.run_id as baseline_run_id,
-                  c.baseline_configuration, c.measure, c.subject, c.unit,
+                  b.message_bytes as baseline_message_bytes, c.baseline_configuration, c.measure, c.subject, c.unit,
                   c.baseline_value, c.variant_value, c.difference, c.pct_change
            from marts.fct_comparison c
            join marts.dim_run b on b.run_key = c.baseline_run_key

@@ -75,7 +75,13 @@ def comparison_tables(
         base_row = {"Configuration": str(baseline)}
         base_values = group.drop_duplicates("message_bytes").set_index("message_bytes")
         for size, label in zip(sizes, columns, strict=True):
-            base_row[label] = _fmt_value(base_values.loc[size, "baseline_value"], measure)
+            cell = _fmt_value(base_values.loc[size, "baseline_value"], measure)
+            # A run named against a run at another size (its own configuration's, say): the
+            # baseline's value is that size's, and the cell says so.
+            base_size = base_values.loc[size].get("baseline_message_bytes")
+            if base_size is not None and not pd.isna(base_size) and base_size != size:
+                cell += f" (at {size_label(base_size)})"
+            base_row[label] = cell
         rows.append(base_row)
         several = group["series"].nunique() > 1
         for series, variant in group.groupby("series", sort=False):
