@@ -346,7 +346,9 @@ def test_compare_refuses_what_it_cannot_compare(built, tmp_path):
     assert out.exit_code == 2 and "'nothing-like-this' is no run id" in out.output
     out = _compare(built, "Baseline", "Feature on")
     assert out.exit_code == 2
-    assert "in several studies (ciphers, history, noisy, sweep, twosizes): add --study" in out.output
+    assert (
+        "in several studies (ciphers, history, noisy, sweep, twosizes): add --study" in out.output
+    )
     target = tmp_path / "cmp.parquet"
     out = _compare(built, "b01", "b02", "--format", "parquet", "-o", str(target))
     assert out.exit_code == 0 and target.exists()
