@@ -185,3 +185,23 @@ def test_a_view_that_cannot_be_read_means_a_full_build(con) -> None:
     got = scope.compute_scope(con, _state(LOADED))
     assert got.full and "a view of the last build cannot be read" in got.reason
     assert "int_driver_results_candidates" in got.reason
+
+
+def test_a_run_gone_or_moved_touches_the_runs_its_interval_overlaps(con) -> None:
+    """Found with a copied run folder, then deleted: the other run's CPU rows still said
+    "also counted in" the deleted run after the incremental build (a full build did not)."""
+    # r4 overlapped r2 at the last complete build (09:25-09:35 against 09:20-09:30): now gone.
+    con.execute(
+        "insert into meta.build_runs select 's/r4', 's', 's/r4', ?, ?, "
+        "? + interval 1 hour, ? + interval 1 hour, 'h'",
+        [_at(9, 25), _at(9, 35), _at(9, 25), _at(9, 35)],
+    )
+    assert scope.compute_scope(con, _state(LOADED)).runs == {"s/r4", "s/r2"}
+    con.execute("delete from meta.build_runs where run_key = 's/r4'")
+    # r3 moved onto r1's time: r1, r2 (which names r1) and r3 itself.
+    con.execute(
+        "update intermediate.int_runs set interval_start = ?, interval_end = ?, "
+        "interval_start_utc = ?, interval_end_utc = ? where run_key = 's/r3'",
+        [_at(9, 5), _at(9, 8), _at(10, 5), _at(10, 8)],
+    )
+    assert scope.compute_scope(con, _state(LOADED)).runs == {"s/r1", "s/r2", "s/r3"}

@@ -10,6 +10,8 @@ A run is touched when:
 
 - its ``int_runs`` row (manifest, interval, clock, baseline, labels) differs from the snapshot,
   or it exists on one side only;
+- its interval overlaps that of a run that appeared, went or moved in time (a file attributed
+  by time to both marks its rows as counted in the other too);
 - a changed file (loaded or removed since the last complete build, or one whose set of runs
   changed: a re-attribution) was in its run folder or fed it, before or now;
 - a changed file of its study describes the study or feeds its runs by workload (study.yaml,
@@ -183,6 +185,16 @@ def _compute_scope(con: duckdb.DuckDBPyConnection, state: PipelineState) -> Scop
         for r in con.execute(f"select {_RUN_COLS}, row_hash from {RUNS}").fetchall()
     }
     touched = {k for k in now_runs.keys() | old_runs.keys() if now_runs.get(k) != old_runs.get(k)}
+    # A run that appeared, went or moved in time changes what its neighbours share with it:
+    # a file attributed by time to two overlapping runs is flagged in each (CPU also counted
+    # in the other), so the runs whose interval overlaps its old or new one are touched too.
+    moved = sorted(
+        k
+        for k in now_runs.keys() | old_runs.keys()
+        if k not in now_runs or k not in old_runs or now_runs[k][2:6] != old_runs[k][2:6]
+    )
+    if moved:
+        touched |= _overlapping(con, moved)
 
     now_pairs = current_file_runs(con)
     old_pairs = {(int(f), str(r)) for f, r in con.execute(f"select * from {FILE_RUNS}").fetchall()}
@@ -238,6 +250,24 @@ def _compute_scope(con: duckdb.DuckDBPyConnection, state: PipelineState) -> Scop
     for runs in (now_runs, old_runs):
         touched |= {k for k, v in runs.items() if v[1] in touched}
     return Scope(False, touched, changed_files=len(changed))
+
+
+def _overlapping(con: duckdb.DuckDBPyConnection, run_keys: list[str]) -> set[str]:
+    """The runs (now or at the last complete build) whose interval overlaps, on the local or
+    the UTC clock, the interval of one of ``run_keys`` (now or at the last complete build)."""
+    rows = con.execute(
+        f"""with runs as (
+                select {_RUN_COLS} from intermediate.int_runs
+                union all select {_RUN_COLS} from {RUNS}),
+            moved as (select * from runs where run_key in (select unnest(?::varchar[])))
+            select distinct runs.run_key from moved inner join runs on
+                (moved.interval_start <= runs.interval_end
+                    and moved.interval_end >= runs.interval_start)
+                or (moved.interval_start_utc <= runs.interval_end_utc
+                    and moved.interval_end_utc >= runs.interval_start_utc)""",
+        [run_keys],
+    ).fetchall()
+    return {r[0] for r in rows}
 
 
 def begin(con: duckdb.DuckDBPyConnection, scope: Scope) -> list[str]:
